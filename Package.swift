@@ -1,0 +1,92 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .library(name: "StrataCore", targets: ["StrataCore"]),
+        .library(name: "StrataClient", targets: ["StrataClient"]),
+        .library(name: "StrataServer", targets: ["StrataServer"]),
+        .executable(name: "strata", targets: ["StrataCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // The wire: EDM model, OData values and literals, JSON formats, query language, errors.
+        // Foundation only, shared by server and client.
+        .target(
+            name: "StrataCore",
+            swiftSettings: strictSwift
+        ),
+        // The Swift client library. Foundation (and FoundationNetworking on Linux) only.
+        .target(
+            name: "StrataClient",
+            dependencies: ["StrataCore"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "StrataServer",
+            dependencies: [
+                "StrataCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Demo/SQL")],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "StrataCLI",
+            dependencies: [
+                "StrataServer",
+                "StrataClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "StrataCoreTests",
+            dependencies: ["StrataCore"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "StrataServerTests",
+            dependencies: [
+                "StrataServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "StrataClientTests",
+            dependencies: ["StrataClient", "StrataServer"],
+            swiftSettings: strictSwift
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+import StrataServer
+import ArgumentParser
+print("strata")

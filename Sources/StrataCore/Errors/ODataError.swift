@@ -1,0 +1,82 @@
+/// An error as OData reports it: an HTTP status, a machine-readable code and a message for people.
+///
+/// The server throws these for every refusal and renders them as
+/// `{"error":{"code":"…","message":{"lang":"en-US","value":"…"}}}`; the client decodes the same body back.
+public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status code, for example 404.
+    public var status: Int
+    /// A short identifier such as `ResourceNotFound`.
+    public var code: String
+    /// What went wrong and, where it helps, what to do instead.
+    public var message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    public static func badRequest(_ message: String, code: String = "BadRequest") -> ODataError {
+        ODataError(status: 400, code: code, message: message)
+    }
+
+    public static func notFound(_ message: String) -> ODataError {
+        ODataError(status: 404, code: "ResourceNotFound", message: message)
+    }
+
+    public static func methodNotAllowed(_ message: String) -> ODataError {
+        ODataError(status: 405, code: "MethodNotAllowed", message: message)
+    }
+
+    public static func notAcceptable(_ message: String) -> ODataError {
+        ODataError(status: 406, code: "NotAcceptable", message: message)
+    }
+
+    public static func unsupportedMediaType(_ message: String) -> ODataError {
+        ODataError(status: 415, code: "UnsupportedMediaType", message: message)
+    }
+
+    public static func serviceUnavailable(_ message: String) -> ODataError {
+        ODataError(status: 503, code: "ServiceUnavailable", message: message)
+    }
+
+    public static func internalError(_ message: String = "The server could not complete the request; the error has been logged.") -> ODataError {
+        ODataError(status: 500, code: "InternalError", message: message)
+    }
+
+    /// The OData JSON error body.
+    public var jsonBody: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.beginObject()
+        writer.key("lang")
+        writer.string("en-US")
+        writer.key("value")
+        writer.string(message)
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Reads an OData error body (JSON); nil when the bytes are not one.
+    public static func decode(status: Int, body: [UInt8]) -> ODataError? {
+        guard case .object(let root)? = try? JSONValue.parse(body),
+              case .object(let error)? = root["error"] else { return nil }
+        let code = error["code"]?.stringValue ?? ""
+        let message: String
+        switch error["message"] {
+        case .object(let m)?: message = m["value"]?.stringValue ?? ""
+        case .string(let s)?: message = s
+        default: message = ""
+        }
+        return ODataError(status: status, code: code, message: message)
+    }
+}

@@ -1,0 +1,105 @@
+/// The key in parentheses after an entity set or collection navigation: `(1)` or `(PartitionKey='a',RowKey='b')`.
+public enum KeyPredicate: Sendable, Hashable {
+    /// A single unnamed value, for entity types with a one-property key.
+    case single(ODataValue)
+    /// Named values, in the order written.
+    case named([NamedKeyValue])
+
+    public struct NamedKeyValue: Sendable, Hashable {
+        public var name: String
+        public var value: ODataValue
+        public init(name: String, value: ODataValue) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The predicate for an entity's key values, in key order: single-property keys are written unnamed.
+    public static func forKey(_ values: [(name: String, value: ODataValue)]) -> KeyPredicate {
+        if values.count == 1 { return .single(values[0].value) }
+        return .named(values.map { NamedKeyValue(name: $0.name, value: $0.value) })
+    }
+
+    /// `(1)` or `(PartitionKey='a',RowKey='b')`, percent-encoded for use in a URL path.
+    public var urlText: String {
+        switch self {
+        case .single(let value):
+            return "(" + PercentEncoding.encodePathLiteral(ODataLiteral.format(value)) + ")"
+        case .named(let pairs):
+            let parts = pairs.map { "\($0.name)=" + PercentEncoding.encodePathLiteral(ODataLiteral.format($0.value)) }
+            return "(" + parts.joined(separator: ",") + ")"
+        }
+    }
+
+    /// Parses the text between the parentheses (already percent-decoded).
+    public static func parse(_ text: Substring) throws(ODataError) -> KeyPredicate {
+        let parts = try splitTopLevel(text, on: ",")
+        guard !parts.isEmpty, !(parts.count == 1 && parts[0].isEmpty) else {
+            throw .badRequest("The key predicate () is empty; write the key value, for example Person(1).")
+        }
+        if parts.count == 1, topLevelIndex(of: "=", in: parts[0]) == nil {
+            return .single(try literal(parts[0]))
+        }
+        var named: [NamedKeyValue] = []
+        for part in parts {
+            guard let eq = topLevelIndex(of: "=", in: part) else {
+                throw .badRequest("The key predicate (\(text)) mixes named and unnamed values; name every key property, as in (PartitionKey='a',RowKey='b').")
+            }
+            let name = part[..<eq].trimmingSpaces()
+            guard !name.isEmpty else { throw .badRequest("A key value in (\(text)) has no property name before '='.") }
+            if named.contains(where: { $0.name == name }) {
+                throw .badRequest("The key property \(name) appears twice in (\(text)).")
+            }
+            named.append(NamedKeyValue(name: String(name), value: try literal(part[part.index(after: eq)...])))
+        }
+        return .named(named)
+    }
+
+    private static func literal(_ text: Substring) throws(ODataError) -> ODataValue {
+        do {
+            return try ODataLiteral.parse(text.trimmingSpaces())
+        } catch {
+            throw .badRequest("Malformed key: \(error.message).")
+        }
+    }
+
+    /// Splits on a separator outside single-quoted strings.
+    static func splitTopLevel(_ text: Substring, on separator: Character) throws(ODataError) -> [Substring] {
+        var parts: [Substring] = []
+        var inQuote = false
+        var start = text.startIndex
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if c == "'" { inQuote.toggle() }
+            else if c == separator && !inQuote {
+                parts.append(text[start..<i])
+                start = text.index(after: i)
+            }
+            i = text.index(after: i)
+        }
+        guard !inQuote else { throw .badRequest("The key (\(text)) has a string that is not closed with a quote.") }
+        parts.append(text[start...])
+        return parts
+    }
+
+    static func topLevelIndex(of target: Character, in text: Substring) -> Substring.Index? {
+        var inQuote = false
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if c == "'" { inQuote.toggle() } else if c == target && !inQuote { return i }
+            i = text.index(after: i)
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var s = self
+        while let f = s.first, f == " " { s = s.dropFirst() }
+        while let l = s.last, l == " " { s = s.dropLast() }
+        return s
+    }
+}

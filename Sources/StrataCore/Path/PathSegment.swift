@@ -1,0 +1,85 @@
+/// One segment of an OData resource path: a name with an optional key, such as `Person(1)` or `PersonCar`.
+///
+/// System segments keep their `$` name: `$metadata`, `$batch`, `$count`, `$value`, `$links`.
+public struct PathSegment: Sendable, Hashable {
+    public var name: String
+    public var key: KeyPredicate?
+
+    public init(_ name: String, key: KeyPredicate? = nil) {
+        self.name = name
+        self.key = key
+    }
+
+    public var isSystem: Bool { name.hasPrefix("$") }
+
+    /// The segment as it appears in a URL path, percent-encoded.
+    public var urlText: String {
+        PercentEncoding.encodePathSegmentName(name) + (key?.urlText ?? "")
+    }
+
+    /// Parses one raw (still percent-encoded) segment.
+    public static func parse(rawSegment: Substring) throws(ODataError) -> PathSegment {
+        guard let decoded = PercentEncoding.decode(rawSegment) else {
+            throw .badRequest("The path segment '\(rawSegment)' has an invalid percent escape.")
+        }
+        let text = Substring(decoded)
+        guard let open = text.firstIndex(of: "(") else {
+            try validateName(text)
+            return PathSegment(String(text))
+        }
+        guard text.last == ")" else {
+            throw .badRequest("The path segment '\(decoded)' has a key that does not end with ')'; write it as Set(key).")
+        }
+        let name = text[..<open]
+        try validateName(name)
+        let inner = text[text.index(after: open)..<text.index(before: text.endIndex)]
+        return PathSegment(String(name), key: try KeyPredicate.parse(inner))
+    }
+
+    private static func validateName(_ name: Substring) throws(ODataError) {
+        guard !name.isEmpty else { throw .badRequest("The URL has an empty path segment.") }
+        let valid = name.unicodeScalars.enumerated().allSatisfy { index, scalar in
+            scalar == "_" || (scalar == "$" && index == 0) || scalar.properties.isAlphabetic
+                || (index > 0 && scalar.properties.numericType != nil)
+        }
+        guard valid else {
+            throw .badRequest("'\(name)' is not a valid name in an OData path; names are letters, digits and underscores.")
+        }
+    }
+}
+
+/// A resource path below a service root: `Person(1)/PersonCar`, `Person/$count`, `$metadata`.
+public struct ResourcePath: Sendable, Hashable {
+    public var segments: [PathSegment]
+
+    public init(_ segments: [PathSegment]) {
+        self.segments = segments
+    }
+
+    /// The path as it appears in a URL (percent-encoded, no leading slash).
+    public var urlText: String { segments.map(\.urlText).joined(separator: "/") }
+
+    /// Parses the part of a URL path after the service name. Slashes inside quoted key strings do not split.
+    public static func parse(_ rawPath: Substring) throws(ODataError) -> ResourcePath {
+        var segments: [PathSegment] = []
+        var inQuote = false
+        var start = rawPath.startIndex
+        var i = rawPath.startIndex
+        func flush(_ end: Substring.Index) throws(ODataError) {
+            let raw = rawPath[start..<end]
+            // A trailing slash (`Person/`) is tolerated as WCF did.
+            if raw.isEmpty && end == rawPath.endIndex && !segments.isEmpty { return }
+            segments.append(try PathSegment.parse(rawSegment: raw))
+        }
+        while i < rawPath.endIndex {
+            let c = rawPath[i]
+            if c == "'" { inQuote.toggle() } else if c == "/" && !inQuote {
+                try flush(i)
+                start = rawPath.index(after: i)
+            }
+            i = rawPath.index(after: i)
+        }
+        if start < rawPath.endIndex || !segments.isEmpty { try flush(rawPath.endIndex) }
+        return ResourcePath(segments)
+    }
+}

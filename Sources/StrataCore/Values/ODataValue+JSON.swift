@@ -1,0 +1,168 @@
+import Foundation
+
+/// How OData V2 verbose JSON writes and reads primitive values.
+///
+/// Int64 and Decimal travel as strings (JavaScript numbers would lose digits), DateTime as `\/Date(ms)\/`,
+/// DateTimeOffset as ISO 8601 with offset, Time as an XML duration, Binary as base64, and the
+/// non-finite doubles as the strings `NaN`, `INF`, `-INF`.
+public enum ODataJSON {
+    public static func write(_ value: ODataValue, to writer: inout JSONWriter) {
+        switch value {
+        case .null: writer.null()
+        case .boolean(let b): writer.bool(b)
+        case .byte(let v): writer.raw(String(v))
+        case .sbyte(let v): writer.raw(String(v))
+        case .int16(let v): writer.raw(String(v))
+        case .int32(let v): writer.raw(String(v))
+        case .int64(let v): writer.rawString(String(v))
+        case .decimal(let v): writer.rawString(v.description)
+        case .double(let v): writeFloating(v, to: &writer)
+        case .single(let v): writeFloating(Double(v), to: &writer, single: true)
+        case .string(let s): writer.string(s)
+        case .dateTime(let d): writer.rawString("\\/Date(\(d.millisecondsSince1970))\\/")
+        case .dateTimeOffset(let d): writer.rawString(d.isoString)
+        case .time(let t): writer.rawString(t.durationString)
+        case .guid(let g): writer.rawString(g.uuidString.lowercased())
+        case .binary(let data): writer.rawString(data.base64EncodedString())
+        }
+    }
+
+    private static func writeFloating(_ v: Double, to writer: inout JSONWriter, single: Bool = false) {
+        if v.isNaN { writer.rawString("NaN"); return }
+        if v.isInfinite { writer.rawString(v < 0 ? "-INF" : "INF"); return }
+        if single {
+            writer.raw(String(Float(v)))
+        } else {
+            writer.raw(String(v))
+        }
+    }
+
+    /// Reads a JSON value as the given EDM type, accepting every form OData clients send:
+    /// numbers or strings for Int64/Decimal, `\/Date(ms)\/` or ISO 8601 for dates.
+    public static func decode(_ json: JSONValue, as type: EDMPrimitiveType) throws(ODataLiteralError) -> ODataValue {
+        if case .null = json { return .null }
+        switch type {
+        case .boolean:
+            if case .bool(let b) = json { return .boolean(b) }
+            if case .string(let s) = json, s == "true" || s == "false" { return .boolean(s == "true") }
+            throw mismatch(json, type, "true or false")
+        case .byte, .sbyte, .int16, .int32, .int64:
+            return try decodeInteger(json, type)
+        case .decimal:
+            guard let text = numericText(json), ODataLiteral.isFloating(text),
+                  let v = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw mismatch(json, type, "a number or a string holding one, such as \"12.50\"")
+            }
+            return .decimal(v)
+        case .double, .single:
+            let v: Double
+            switch json {
+            case .number(let text): v = Double(text) ?? .nan
+            case .string("NaN"): v = .nan
+            case .string("INF"): v = .infinity
+            case .string("-INF"): v = -.infinity
+            case .string(let text) where ODataLiteral.isFloating(text): v = Double(text) ?? .nan
+            default: throw mismatch(json, type, "a number")
+            }
+            if type == .single {
+                let f = Float(v)
+                if f.isInfinite && !v.isInfinite { throw ODataLiteralError("\(v) is out of range for Edm.Single") }
+                return .single(f)
+            }
+            return .double(v)
+        case .string:
+            if case .string(let s) = json { return .string(s) }
+            throw mismatch(json, type, "a string")
+        case .dateTime:
+            guard case .string(let s) = json, let value = parseDateTime(s) else {
+                throw mismatch(json, type, "\"\\/Date(1257008908440)\\/\" or \"2009-10-31T17:08:28.440\"")
+            }
+            return .dateTime(value)
+        case .dateTimeOffset:
+            guard case .string(let s) = json else { throw mismatch(json, type, "\"2009-11-01T00:00:00+02:00\"") }
+            if let value = ODataDateTimeOffset.parse(s) { return .dateTimeOffset(value) }
+            if let (instant, offset) = parseDateLiteral(s) {
+                return .dateTimeOffset(ODataDateTimeOffset(utc: instant, offsetMinutes: offset))
+            }
+            throw mismatch(json, type, "\"2009-11-01T00:00:00+02:00\"")
+        case .time:
+            guard case .string(let s) = json, let value = ODataTime.parse(s) else {
+                throw mismatch(json, type, "\"PT13H20M\" or \"13:20:00\"")
+            }
+            return .time(value)
+        case .guid:
+            guard case .string(let s) = json, let value = UUID(uuidString: s) else {
+                throw mismatch(json, type, "a string such as \"12345678-aaaa-bbbb-cccc-ddddeeeeffff\"")
+            }
+            return .guid(value)
+        case .binary:
+            guard case .string(let s) = json, let data = Data(base64Encoded: s) else {
+                throw mismatch(json, type, "a base64 string")
+            }
+            return .binary(data)
+        }
+    }
+
+    private static func numericText(_ json: JSONValue) -> String? {
+        switch json {
+        case .number(let text): return text
+        case .string(let text): return text
+        default: return nil
+        }
+    }
+
+    private static func decodeInteger(_ json: JSONValue, _ type: EDMPrimitiveType) throws(ODataLiteralError) -> ODataValue {
+        guard let text = numericText(json) else { throw mismatch(json, type, "an integer") }
+        guard ODataLiteral.isInteger(text), let wide = Int64(text) else {
+            if ODataLiteral.isFloating(text) { throw ODataLiteralError("\(text) is not an integer, as \(type.rawValue) requires") }
+            throw mismatch(json, type, "an integer")
+        }
+        func outOfRange() -> ODataLiteralError { ODataLiteralError("\(text) is out of range for \(type.rawValue)") }
+        switch type {
+        case .byte: guard let v = UInt8(exactly: wide) else { throw outOfRange() }; return .byte(v)
+        case .sbyte: guard let v = Int8(exactly: wide) else { throw outOfRange() }; return .sbyte(v)
+        case .int16: guard let v = Int16(exactly: wide) else { throw outOfRange() }; return .int16(v)
+        case .int32: guard let v = Int32(exactly: wide) else { throw outOfRange() }; return .int32(v)
+        default: return .int64(wide)
+        }
+    }
+
+    /// `\/Date(ms)\/`, `/Date(ms)/`, `/Date(ms+0120)/` (offset applied) or ISO 8601.
+    public static func parseDateTime(_ s: String) -> ODataDateTime? {
+        if let (instant, _) = parseDateLiteral(s) { return instant }
+        return ODataDateTime.parse(s)
+    }
+
+    /// Parses `/Date(ms[+|-]hhmm)/` into the UTC instant and the offset in minutes.
+    static func parseDateLiteral(_ s: String) -> (ODataDateTime, Int)? {
+        var text = Substring(s)
+        if text.hasPrefix("\\/") { text = text.dropFirst() }
+        guard text.hasPrefix("/Date("), text.hasSuffix(")/") || text.hasSuffix(")\\/") else { return nil }
+        text = text.dropFirst(6)
+        text = text.hasSuffix(")\\/") ? text.dropLast(3) : text.dropLast(2)
+        var offset = 0
+        if let signIndex = text.dropFirst().firstIndex(where: { $0 == "+" || $0 == "-" }) {
+            let offsetText = text[text.index(after: signIndex)...]
+            guard offsetText.count == 4, let raw = Int(offsetText) else { return nil }
+            offset = (raw / 100) * 60 + raw % 100
+            if text[signIndex] == "-" { offset = -offset }
+            text = text[..<signIndex]
+        }
+        guard let ms = Int64(text) else { return nil }
+        // The ticks are UTC milliseconds; the offset only says how the instant was expressed.
+        return (ODataDateTime(millisecondsSince1970: ms), offset)
+    }
+
+    private static func mismatch(_ json: JSONValue, _ type: EDMPrimitiveType, _ expected: String) -> ODataLiteralError {
+        let shown: String
+        switch json {
+        case .string(let s): shown = "the string \"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case .number(let n): shown = "the number \(n)"
+        case .bool(let b): shown = "\(b)"
+        case .array: shown = "an array"
+        case .object: shown = "an object"
+        case .null: shown = "null"
+        }
+        return ODataLiteralError("\(shown) is not a valid \(type.rawValue); expected \(expected)")
+    }
+}
