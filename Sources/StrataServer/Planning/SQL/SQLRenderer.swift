@@ -1,0 +1,162 @@
+import StrataCore
+
+/// Renders SQL trees to text and binds for one dialect.
+struct SQLRenderer {
+    let dialect: SQLDialect
+    private(set) var text = ""
+    private(set) var binds: [ODataValue] = []
+
+    init(dialect: SQLDialect) {
+        self.dialect = dialect
+    }
+
+    static func render(_ query: SelectQuery, dialect: SQLDialect) -> SQLStatement {
+        var renderer = SQLRenderer(dialect: dialect)
+        renderer.append(query)
+        return SQLStatement(renderer.text, binds: renderer.binds)
+    }
+
+    static func render(_ expression: SQLExpression, dialect: SQLDialect) -> SQLStatement {
+        var renderer = SQLRenderer(dialect: dialect)
+        renderer.append(expression)
+        return SQLStatement(renderer.text, binds: renderer.binds)
+    }
+
+    mutating func append(raw: StaticString) {
+        text += raw.description
+    }
+
+    mutating func append(identifier: String) {
+        text += dialect.quote(identifier)
+    }
+
+    mutating func append(table: TableName) {
+        if let schema = table.schema {
+            text += dialect.quote(schema) + "."
+        }
+        text += dialect.quote(table.name)
+    }
+
+    mutating func bind(_ value: ODataValue) {
+        binds.append(value)
+        text += dialect.placeholder(binds.count)
+    }
+
+    mutating func append(_ query: SelectQuery) {
+        text += query.distinct ? "SELECT DISTINCT " : "SELECT "
+        for (index, item) in query.items.enumerated() {
+            if index > 0 { text += ", " }
+            append(item.expression)
+            if let alias = item.alias {
+                text += " AS "
+                append(identifier: alias)
+            }
+        }
+        text += " FROM "
+        append(table: query.table)
+        text += " AS "
+        append(identifier: query.alias)
+        for join in query.joins {
+            text += " " + join.kind.sql.description + " "
+            append(table: join.table)
+            text += " AS "
+            append(identifier: join.alias)
+            text += " ON "
+            append(join.on)
+        }
+        if let predicate = query.predicate {
+            text += " WHERE "
+            append(predicate)
+        }
+        if !query.orderBy.isEmpty {
+            text += " ORDER BY "
+            for (index, item) in query.orderBy.enumerated() {
+                if index > 0 { text += ", " }
+                append(item.expression)
+                // OData sorts null before every value; both databases are told so explicitly.
+                text += item.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST"
+            }
+        }
+        if let limit = query.limit {
+            text += " LIMIT \(limit)"
+        }
+        if let offset = query.offset, offset > 0 {
+            if query.limit == nil, dialect == .sqlite { text += " LIMIT -1" }
+            text += " OFFSET \(offset)"
+        }
+    }
+
+    mutating func append(_ expression: SQLExpression) {
+        switch expression {
+        case .column(let alias, let name):
+            if let alias {
+                append(identifier: alias)
+                text += "."
+            }
+            append(identifier: name)
+        case .value(let value):
+            if value.isNull { text += "NULL" } else { bind(value) }
+        case .null:
+            text += "NULL"
+        case .binary(let op, let lhs, let rhs):
+            text += "("
+            append(lhs)
+            text += " " + op.sql.description + " "
+            append(rhs)
+            text += ")"
+        case .not(let inner):
+            text += "(NOT "
+            append(inner)
+            text += ")"
+        case .isNull(let inner, let negated):
+            text += "("
+            append(inner)
+            text += negated ? " IS NOT NULL)" : " IS NULL)"
+        case .and(let terms):
+            appendJoined(terms, separator: " AND ", empty: "1 = 1")
+        case .or(let terms):
+            appendJoined(terms, separator: " OR ", empty: "1 = 0")
+        case .inList(let inner, let list):
+            guard !list.isEmpty else {
+                text += "1 = 0"
+                return
+            }
+            text += "("
+            append(inner)
+            text += " IN ("
+            for (index, item) in list.enumerated() {
+                if index > 0 { text += ", " }
+                append(item)
+            }
+            text += "))"
+        case .exists(let query):
+            text += "EXISTS ("
+            append(query)
+            text += ")"
+        case .template(let pieces):
+            for piece in pieces {
+                switch piece {
+                case .text(let fixed): text += fixed.description
+                case .expression(let inner): append(inner)
+                }
+            }
+        }
+    }
+
+    private mutating func appendJoined(_ terms: [SQLExpression], separator: String, empty: String) {
+        guard !terms.isEmpty else {
+            text += empty
+            return
+        }
+        if terms.count == 1 {
+            append(terms[0])
+            return
+        }
+        text += "("
+        for (index, term) in terms.enumerated() {
+            if index > 0 { text += separator }
+            append(term)
+        }
+        text += ")"
+    }
+}

@@ -1,0 +1,46 @@
+import StrataCore
+
+/// One database holding one or more services' tables.
+///
+/// Reads run on pooled connections; writes run one at a time in a transaction, which on SQLite
+/// means no client ever sees `SQLITE_BUSY` and on PostgreSQL maps to `BEGIN … COMMIT`.
+protocol Database: Sendable {
+    var dialect: SQLDialect { get }
+
+    /// Runs `body` with a connection for reading. Statements see committed data.
+    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+
+    /// Runs `body` inside a transaction that commits when it returns and rolls back when it throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+
+    /// Checks that the database answers (for `/health`).
+    func ping() async throws
+
+    /// Closes every connection; later calls fail.
+    func close() async
+}
+
+/// A connection lent by a ``Database`` for the duration of a closure.
+protocol DatabaseConnection: Sendable {
+    var dialect: SQLDialect { get }
+
+    /// Runs a query and decodes each column as the given type (nil: the database's natural type).
+    func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows
+
+    /// Runs a statement whose rows are not needed (DDL, or DML without `RETURNING`).
+    func execute(_ statement: SQLStatement) async throws
+}
+
+extension DatabaseConnection {
+    func query(_ statement: SQLStatement) async throws -> SQLRows {
+        try await query(statement, types: [])
+    }
+}
+
+/// Counts SQL statements for `/metrics` (`strata_sql_statements_total`); tests and benchmarks use it
+/// to prove that `$expand` does not run one query per parent row.
+struct StatementCounter: Sendable {
+    var increment: @Sendable () -> Void
+
+    static let none = StatementCounter(increment: {})
+}

@@ -1,0 +1,133 @@
+import Logging
+import PostgresNIO
+import StrataCore
+
+/// A PostgreSQL database reached through postgres-nio's connection pool.
+///
+/// The pool runs as a service (`PostgresClient.run()`) in the server's service group; this type
+/// only lends its connections. Sessions use UTC so that `timestamp` and `timestamptz` agree.
+final class PostgresDatabase: Database {
+    let dialect = SQLDialect.postgres
+    let client: PostgresClient
+    private let counter: StatementCounter
+    private let logger: Logger
+
+    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger) {
+        self.client = client
+        self.counter = counter
+        self.logger = logger
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                try await body(PostgresSession(connection: connection, counter: counter, logger: logger))
+            }
+        } catch {
+            throw PostgresErrorMapping.map(error)
+        }
+    }
+
+    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                let session = PostgresSession(connection: connection, counter: counter, logger: logger)
+                try await session.execute(SQLStatement("BEGIN"))
+                do {
+                    let result = try await body(session)
+                    try await session.execute(SQLStatement("COMMIT"))
+                    return result
+                } catch {
+                    do {
+                        try await session.execute(SQLStatement("ROLLBACK"))
+                    } catch {
+                        logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                    throw error
+                }
+            }
+        } catch {
+            throw PostgresErrorMapping.map(error)
+        }
+    }
+
+    func ping() async throws {
+        _ = try await read { try await $0.query(SQLStatement("SELECT 1")) }
+    }
+
+    func close() async {
+        // The pool closes when its service (`PostgresClient.run()`) is shut down.
+    }
+}
+
+/// One leased PostgreSQL connection.
+struct PostgresSession: DatabaseConnection {
+    let connection: PostgresConnection
+    let counter: StatementCounter
+    let logger: Logger
+    var dialect: SQLDialect { .postgres }
+
+    func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
+        counter.increment()
+        do {
+            let sequence = try await connection.query(
+                PostgresQuery(unsafeSQL: statement.sql, binds: try PostgresValueCoding.bind(statement.binds)), logger: logger)
+            var columns: [String] = []
+            var rows: [[ODataValue]] = []
+            for try await row in sequence {
+                if columns.isEmpty { columns = row.map(\.columnName) }
+                var values: [ODataValue] = []
+                values.reserveCapacity(columns.count)
+                for (index, cell) in row.enumerated() {
+                    values.append(try PostgresValueCoding.decode(cell, as: index < types.count ? types[index] : nil))
+                }
+                rows.append(values)
+            }
+            return SQLRows(columns: columns, rows: rows)
+        } catch {
+            throw PostgresErrorMapping.map(error)
+        }
+    }
+
+    func execute(_ statement: SQLStatement) async throws {
+        counter.increment()
+        do {
+            try await connection.query(
+                PostgresQuery(unsafeSQL: statement.sql, binds: try PostgresValueCoding.bind(statement.binds)), logger: logger)
+        } catch {
+            throw PostgresErrorMapping.map(error)
+        }
+    }
+}
+
+/// Turns PostgreSQL errors into storage errors that mean something to clients.
+enum PostgresErrorMapping {
+    static func map(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        switch error.code {
+        case .server:
+            let info = error.serverInfo
+            let state = info?[.sqlState] ?? ""
+            let message = info?[.message] ?? "PostgreSQL error"
+            let detail = [message, info?[.detail]].compactMap { $0 }.joined(separator: ". ")
+            let constraint = info?[.constraintName]
+            let table = info?[.tableName]
+            switch state {
+            case "23505": return StorageError.uniqueViolation(constraint: constraint, table: table, detail: detail)
+            case "23503": return StorageError.foreignKeyViolation(constraint: constraint, table: table, detail: detail)
+            case "23502", "23514", "23P01": return StorageError.constraintViolation(constraint: constraint, table: table, detail: detail)
+            case "22001", "22003", "22007", "22008", "22P02", "22012":
+                return StorageError.invalidValue(message)
+            case "57014": return StorageError.cancelled
+            case "57P01", "57P02", "57P03", "53300": return StorageError.unavailable(message)
+            default: return StorageError.failed("PostgreSQL \(state): \(message)")
+            }
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
+            return StorageError.unavailable(String(describing: error.code))
+        case .queryCancelled:
+            return StorageError.cancelled
+        default:
+            return StorageError.failed("PostgreSQL: \(String(describing: error.code))")
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import StrataCore
+
+/// SQL text with its bound values. The text is assembled only from catalog identifiers and fixed
+/// keywords; every value from a request travels in `binds`.
+struct SQLStatement: Sendable, CustomStringConvertible {
+    var sql: String
+    var binds: [ODataValue]
+
+    init(_ sql: String, binds: [ODataValue] = []) {
+        self.sql = sql
+        self.binds = binds
+    }
+
+    /// The SQL text only: bound values may be personal data and never go to logs.
+    var description: String { sql }
+}
+
+/// A query result: rows of values decoded as the EDM types the caller asked for.
+struct SQLRows: Sendable {
+    var columns: [String]
+    var rows: [[ODataValue]]
+}
