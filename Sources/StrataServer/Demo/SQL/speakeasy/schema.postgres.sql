@@ -1,0 +1,41 @@
+-- SpeakEasy (seed 001): table-storage style entities keyed by (PartitionKey, RowKey) with a
+-- Timestamp. Speakers live in partition speakers, events in partition Events, locations in
+-- partition locations. Speaker images are blobs in the speakers container, referenced by URL.
+-- PostgreSQL dialect, no schema named (the server sets search_path). Keep in step with
+-- schema.sqlite.sql.
+
+CREATE TABLE "Speakers" (
+    "PartitionKey" VARCHAR(64) NOT NULL,
+    "RowKey"       VARCHAR(64) NOT NULL,
+    "Timestamp"    TIMESTAMP(3) NOT NULL DEFAULT (now() AT TIME ZONE 'utc'),
+    "Name"         VARCHAR(100) NOT NULL,
+    "Title"        VARCHAR(100),
+    "Bio"          TEXT,
+    "ImageUrl"     VARCHAR(255),
+    PRIMARY KEY ("PartitionKey", "RowKey"),
+    UNIQUE ("RowKey")
+);
+
+CREATE TABLE "Events" (
+    "PartitionKey"     VARCHAR(64) NOT NULL,
+    "RowKey"           VARCHAR(64) NOT NULL,
+    "Timestamp"        TIMESTAMP(3) NOT NULL DEFAULT (now() AT TIME ZONE 'utc'),
+    "EventDate"        TIMESTAMP(3) NOT NULL,
+    "EventName"        VARCHAR(100) NOT NULL,
+    "EventLocation"    VARCHAR(100),
+    "EventDescription" TEXT,
+    "SpeakerKey"       VARCHAR(64) NOT NULL REFERENCES "Speakers"("RowKey"),
+    "SpeakerName"      VARCHAR(100),
+    PRIMARY KEY ("PartitionKey", "RowKey")
+);
+
+CREATE INDEX "IX_Events_SpeakerKey" ON "Events" ("SpeakerKey");
+
+CREATE TABLE "Locations" (
+    "PartitionKey" VARCHAR(64) NOT NULL,
+    "RowKey"       VARCHAR(64) NOT NULL,
+    "Timestamp"    TIMESTAMP(3) NOT NULL DEFAULT (now() AT TIME ZONE 'utc'),
+    "City"         VARCHAR(100) NOT NULL,
+    "State"        VARCHAR(2) NOT NULL,
+    PRIMARY KEY ("PartitionKey", "RowKey")
+);
