@@ -63,6 +63,13 @@ public struct JSONWriter: Sendable {
         afterKey = true
     }
 
+    /// Writes a member name prepared earlier as `"name":` (escaped once, reused for many rows).
+    public mutating func key(prepared quotedNameAndColon: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: quotedNameAndColon)
+        afterKey = true
+    }
+
     public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)

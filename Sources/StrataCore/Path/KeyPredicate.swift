@@ -63,8 +63,8 @@ public enum KeyPredicate: Sendable, Hashable {
         }
     }
 
-    /// Splits on a separator outside single-quoted strings.
-    static func splitTopLevel(_ text: Substring, on separator: Character) throws(ODataError) -> [Substring] {
+    /// Splits on a separator outside single-quoted strings (`'a,b',2` is two parts).
+    public static func splitTopLevel(_ text: Substring, on separator: Character) throws(ODataError) -> [Substring] {
         var parts: [Substring] = []
         var inQuote = false
         var start = text.startIndex

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import StrataServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve every table of a database as an OData entity set.",
+        discussion: """
+            Each service is one database namespace: a SQLite file in the data directory \
+            (strata-data/cardealer.sqlite is the service /cardealer/), or a schema of the PostgreSQL \
+            database given with --database. Every option can also be set with an environment variable \
+            (STRATA_HOST, STRATA_PORT, STRATA_DATA, STRATA_DATABASE, STRATA_PUBLIC_URL, STRATA_PAGE_SIZE, \
+            STRATA_LOG_LEVEL, STRATA_DEMO=1); options win over the environment.
+            """)
+
+    @Flag(help: "Create the demo services (cardealer, speakeasy, hockey) on first start.")
+    var demo = false
+
+    @Option(help: "The address to listen on. (env: STRATA_HOST, default: 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "The port to listen on. (env: STRATA_PORT, default: 8080)")
+    var port: Int?
+
+    @Option(name: .customLong("data"), help: "Directory for SQLite services and Strata's own data. (env: STRATA_DATA, default: ./strata-data)")
+    var dataDirectory: String?
+
+    @Option(help: "A SQLite file to serve as one service, or postgres://user:password@host:5432/database. (env: STRATA_DATABASE)")
+    var database: String?
+
+    @Option(name: .customLong("public-url"), help: "The URL clients reach the server at, for links in responses. (env: STRATA_PUBLIC_URL)")
+    var publicURL: String?
+
+    @Option(name: .customLong("page-size"), help: "Rows per response before a collection continues with __next. (env: STRATA_PAGE_SIZE, default: 1000)")
+    var pageSize: Int?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = StrataConfiguration()
+        configuration.demo = demo || ["1", "true", "yes"].contains(environment["STRATA_DEMO"]?.lowercased() ?? "")
+        configuration.host = host ?? environment["STRATA_HOST"] ?? configuration.host
+        configuration.port = try port ?? environment["STRATA_PORT"].map { try Self.integer($0, "STRATA_PORT") } ?? configuration.port
+        configuration.dataDirectory = dataDirectory ?? environment["STRATA_DATA"] ?? configuration.dataDirectory
+        if let database = database ?? environment["STRATA_DATABASE"] {
+            do {
+                configuration.database = try DatabaseLocation.parse(database)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        configuration.publicBaseURL = publicURL ?? environment["STRATA_PUBLIC_URL"]
+        configuration.pageSize = try pageSize ?? environment["STRATA_PAGE_SIZE"].map { try Self.integer($0, "STRATA_PAGE_SIZE") } ?? configuration.pageSize
+        guard configuration.pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
+        if let level = logLevel ?? environment["STRATA_LOG_LEVEL"] {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            configuration.logLevel = parsed
+        }
+        let app = try await buildApplication(configuration)
+        try await app.runService()
+    }
+
+    static func integer(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text) else { throw ValidationError("\(name) must be a number, not \(text)") }
+        return value
+    }
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+
+@main
+struct StrataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Turn a relational database into secure OData services, and talk to them.",
+        discussion: """
+            Start with `strata serve --demo`: it creates three demo services on SQLite under ./strata-data \
+            and serves them on http://127.0.0.1:8080.
+            """,
+        subcommands: [ServeCommand.self])
+}

@@ -1,3 +1,0 @@
-import StrataServer
-import ArgumentParser
-print("strata")

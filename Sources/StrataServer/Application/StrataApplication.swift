@@ -1,0 +1,61 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+import StrataCore
+
+/// Builds a ready-to-run Strata server from a configuration.
+///
+/// The returned application opens the databases first; its service group runs PostgreSQL's pool
+/// (when used), then loads the catalogs (and creates the demo services) before the HTTP server
+/// accepts connections. On SIGINT/SIGTERM the server finishes in-flight requests, then the
+/// databases close.
+public func buildApplication(_ configuration: StrataConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    var logger = logger ?? Logger(label: "strata")
+    if logger.logLevel > configuration.logLevel || logger.logLevel == .info { logger.logLevel = configuration.logLevel }
+    let metrics = StrataMetrics()
+    var services: [any Service] = []
+    let store: any ServiceStore
+    let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+    switch configuration.database {
+    case nil:
+        store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: metrics.statementCounter, logger: logger)
+    case .sqliteFile(let path):
+        store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: URL(fileURLWithPath: path),
+                                                  counter: metrics.statementCounter, logger: logger)
+    case .postgres(let location):
+        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+        services.append(client)
+        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger)
+    }
+    let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger)
+    services.append(RuntimeShutdownService(runtime: runtime))
+    var app = Application(
+        router: Routes.router(runtime: runtime),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Strata"),
+        services: services,
+        logger: logger)
+    app.beforeServerStarts {
+        try await runtime.start()
+    }
+    return app
+}
+
+extension PostgresLocation {
+    var clientConfiguration: PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS
+        switch sslMode {
+        case "require": tls = .require(.makeClientConfiguration())
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        default: tls = .disable
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls)
+        // Timestamps without time zone hold UTC; the session must agree so that comparisons with
+        // timestamptz values and now() are UTC too.
+        configuration.options.additionalStartupParameters = [("TimeZone", "UTC")]
+        return configuration
+    }
+}

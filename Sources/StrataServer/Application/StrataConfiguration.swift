@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+
+/// Everything `strata serve` can be told; the CLI fills it from options and `STRATA_*` variables.
+public struct StrataConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Directory for SQLite service files and the system database (`./strata-data`).
+    public var dataDirectory: String
+    /// Where services live; nil means one SQLite file per service in ``dataDirectory``.
+    public var database: DatabaseLocation?
+    /// Create the demo services (and their accounts and files) on first start.
+    public var demo: Bool
+    /// The scheme, host and port clients use to reach the server (`https://api.example.com`), for links
+    /// in responses. When nil, links are built from each request's Host header.
+    public var publicBaseURL: String?
+    /// Rows per response before a collection continues with `__next` (server-driven paging).
+    public var pageSize: Int
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        dataDirectory: String = "./strata-data",
+        database: DatabaseLocation? = nil,
+        demo: Bool = false,
+        publicBaseURL: String? = nil,
+        pageSize: Int = 1000,
+        logLevel: Logger.Level = .info
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.database = database
+        self.demo = demo
+        self.publicBaseURL = publicBaseURL
+        self.pageSize = pageSize
+        self.logLevel = logLevel
+    }
+}
+
+/// Where the services' data lives.
+public enum DatabaseLocation: Sendable, Equatable {
+    /// One SQLite file served as a single service.
+    case sqliteFile(path: String)
+    /// A PostgreSQL database; each schema is a service.
+    case postgres(PostgresLocation)
+
+    /// Reads `--database`: a `postgres://user:pass@host:port/db` URL, or a path to a SQLite file.
+    public static func parse(_ text: String) throws -> DatabaseLocation {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            return .postgres(try PostgresLocation(url: text))
+        }
+        if text.contains("://") {
+            throw ConfigurationError("--database must be a SQLite file path or a postgres:// URL, not \(Self.redacted(text))")
+        }
+        return .sqliteFile(path: text)
+    }
+
+    /// The URL without its password, for messages and logs.
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "***"
+        return components.string ?? "<database URL>"
+    }
+}
+
+/// Connection settings for PostgreSQL, parsed from a `postgres://` URL.
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String?
+    /// `disable`, `prefer` or `require` as in libpq's `sslmode`; loopback hosts default to `disable`.
+    public var sslMode: String
+
+    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil, sslMode: String? = nil) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.sslMode = sslMode ?? (["127.0.0.1", "localhost", "::1"].contains(host) ? "disable" : "prefer")
+    }
+
+    public init(url: String) throws {
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+            throw ConfigurationError("cannot read the PostgreSQL URL \(DatabaseLocation.redacted(url)); write postgres://user:password@host:5432/database")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw ConfigurationError("the PostgreSQL URL \(DatabaseLocation.redacted(url)) names no user; write postgres://user:password@host:5432/database")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value
+        if let sslMode, !["disable", "prefer", "require"].contains(sslMode) {
+            throw ConfigurationError("sslmode must be disable, prefer or require, not \(sslMode)")
+        }
+        self.init(host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user,
+                  password: components.password.map { $0.removingPercentEncoding ?? $0 },
+                  database: database.isEmpty ? nil : database, sslMode: sslMode)
+    }
+
+    /// Never prints the password.
+    public var description: String {
+        "postgres://\(username)@\(host):\(port)/\(database ?? "")"
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

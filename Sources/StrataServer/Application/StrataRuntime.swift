@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+import StrataCore
+
+/// The server's state: its store of services, the models read from their catalogs, its metrics.
+///
+/// Built before the server starts; ``start()`` runs while the service group runs (PostgreSQL's
+/// connection pool is one of its services), then the HTTP server opens.
+final class StrataRuntime: Sendable {
+    let configuration: StrataConfiguration
+    let store: any ServiceStore
+    let system: SystemDatabase
+    let metrics: StrataMetrics
+    let logger: Logger
+    private let services = NIOLockedValueBox<[String: ODataService]>([:])
+
+    init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Prepares the system database, creates the demo services when asked, and loads every catalog.
+    func start() async throws {
+        try await system.migrate(logger: logger)
+        if configuration.demo {
+            try await DemoServices(store: store, system: system, logger: logger).provision()
+        }
+        try await reloadServices()
+    }
+
+    /// Discovers services and reads their catalogs again (after a schema change, for example).
+    func reloadServices() async throws {
+        let settings = try await system.serviceSettings()
+        var loaded: [String: ODataService] = [:]
+        for storage in try await store.discover() {
+            let tables = try await storage.database.read { connection in
+                try await storage.catalogReader.readTables(connection)
+            }
+            let serviceSettings = settings[storage.name] ?? ServiceSettings()
+            let model = ModelBuilder(serviceName: storage.name, namespace: serviceSettings.namespace ?? storage.name, logger: logger)
+                .build(tables)
+            loaded[storage.name] = ODataService(storage: storage, model: model, settings: serviceSettings)
+            logger.info("Serving service", metadata: [
+                "service": .string(storage.name), "entitySets": "\(model.entitySets.count)", "associations": "\(model.associations.count)",
+            ])
+        }
+        services.withLockedValue { $0 = loaded }
+    }
+
+    func service(named name: String) -> ODataService? {
+        services.withLockedValue { $0[name] }
+    }
+
+    var allServices: [ODataService] {
+        services.withLockedValue { Array($0.values) }.sorted { $0.name < $1.name }
+    }
+
+    func close() async {
+        await store.close()
+    }
+}
+
+/// Closes the databases after the HTTP server has stopped (the service group stops services in
+/// reverse order, and this one is registered before the server).
+struct RuntimeShutdownService: Service {
+    let runtime: StrataRuntime
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await runtime.close()
+        runtime.logger.info("Databases closed")
+    }
+}

@@ -1,0 +1,44 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+
+/// The metrics one server exposes at `/metrics`, in its own Prometheus registry (not the process-wide
+/// `MetricsSystem`, so several servers in one test process count separately).
+final class StrataMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let sqlStatements: CoreMetrics.Counter
+
+    init() {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
+        ]
+        self.registry = registry
+        self.factory = factory
+        self.sqlStatements = CoreMetrics.Counter(label: "strata_sql_statements_total", factory: factory)
+    }
+
+    /// Counts one SQL statement sent to a database.
+    var statementCounter: StatementCounter {
+        let counter = sqlStatements
+        return StatementCounter { counter.increment() }
+    }
+
+    /// Records one HTTP request by route (a low-cardinality name such as `odata.collection`), method and status.
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let dimensions = [("route", route), ("method", method), ("status", String(status))]
+        CoreMetrics.Counter(label: "strata_http_requests_total", dimensions: dimensions, factory: factory).increment()
+        CoreMetrics.Timer(label: "strata_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+            .recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// The Prometheus text exposition of every metric.
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

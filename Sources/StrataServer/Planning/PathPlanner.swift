@@ -1,0 +1,52 @@
+import StrataCore
+
+/// Plans the SELECT that finds the entities a resolved path addresses.
+///
+/// The target table is `t0`. Each earlier step of the path joins in as `p1`, `p2`, … through the
+/// navigation's join columns, and every key in the path becomes an equality on its step. Because
+/// every step before the last addresses at most one entity, the joins never multiply rows.
+struct PathPlanner {
+    let storage: ServiceStorage
+
+    static let targetAlias = "t0"
+
+    func plan(_ path: ResolvedPath, columns: [EntityProperty]) -> SelectQuery {
+        plan(steps: path.steps[...], columns: columns)
+    }
+
+    /// The query for the entities addressed by a prefix of a path (used to tell "no such parent" from "no children").
+    func plan(steps: ArraySlice<ResolvedPath.Step>, columns: [EntityProperty]) -> SelectQuery {
+        let target = steps[steps.endIndex - 1]
+        var query = SelectQuery(
+            items: columns.map { SelectItem(expression: .column(alias: Self.targetAlias, name: $0.name), alias: nil) },
+            from: storage.table(target.set.name), alias: Self.targetAlias)
+        if let key = target.key {
+            query.filter(keyPredicate(alias: Self.targetAlias, type: target.type, values: key))
+        }
+        var childAlias = Self.targetAlias
+        var child = target
+        var index = steps.endIndex - 1
+        var hop = 1
+        while index > steps.startIndex, let navigation = child.via {
+            let parent = steps[index - 1]
+            let parentAlias = "p\(hop)"
+            let on = SQLExpression.and(navigation.joinColumns.map { pair in
+                // `navigation` belongs to the parent: local columns are the parent's, remote the child's.
+                .equals(.column(alias: parentAlias, name: pair.local), .column(alias: childAlias, name: pair.remote))
+            })
+            query.joins.append(JoinClause(kind: .inner, table: storage.table(parent.set.name), alias: parentAlias, on: on))
+            if let key = parent.key {
+                query.filter(keyPredicate(alias: parentAlias, type: parent.type, values: key))
+            }
+            child = parent
+            childAlias = parentAlias
+            index -= 1
+            hop += 1
+        }
+        return query
+    }
+
+    func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLExpression {
+        .and(zip(type.keyNames, values).map { .equals(.column(alias: alias, name: $0), .value($1)) })
+    }
+}

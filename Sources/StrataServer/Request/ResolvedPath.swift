@@ -1,0 +1,37 @@
+import StrataCore
+
+/// A resource path resolved against a service's model: the chain of entity sets it walks through,
+/// and what it finally addresses.
+struct ResolvedPath: Sendable {
+    struct Step: Sendable {
+        var set: EntitySet
+        var type: EntityType
+        /// The navigation property that led here from the previous step; nil for the first step.
+        var via: NavigationProperty?
+        /// Key values in key order, converted to the key properties' types.
+        var key: [ODataValue]?
+
+        /// The step addresses a collection: an entity set or a collection navigation without a key.
+        var isCollection: Bool {
+            key == nil && (via == nil || via!.multiplicity == .many)
+        }
+    }
+
+    enum Terminal: Sendable {
+        /// The entities (or entity) of the last step.
+        case entities
+        /// One property of the entity: `Person(1)/firstName`.
+        case property(EntityProperty)
+        /// The raw value of a property: `Person(1)/firstName/$value`.
+        case rawValue(EntityProperty)
+        /// The number of entities: `Person/$count`.
+        case count
+        /// The links of a navigation property: `Person(1)/$links/PersonCar`.
+        case links(NavigationProperty, key: [ODataValue]?)
+    }
+
+    var steps: [Step]
+    var terminal: Terminal
+
+    var target: Step { steps[steps.count - 1] }
+}

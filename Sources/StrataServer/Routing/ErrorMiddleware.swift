@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import Logging
+import StrataCore
+
+/// Turns every error into an OData error response, so no client ever sees a stack trace or an empty 500.
+///
+/// `ODataError`s carry their own status. Storage errors map to 409/400/503. Hummingbird's own
+/// errors (a body over the size limit, say) keep their status. Anything else is a bug: it is logged
+/// with the request id and answered with a generic 500 that reveals nothing.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = StrataRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let odataError = Self.odataError(for: error, context: context)
+            return ODataResponse.error(odataError, headRequest: request.method == .head)
+        }
+    }
+
+    static func odataError(for error: any Error, context: Context) -> ODataError {
+        switch error {
+        case let error as ODataError:
+            return error
+        case let error as StorageError:
+            let mapped = error.odataError
+            if mapped.status >= 500 {
+                context.logger.error("Storage failure", metadata: ["error": .string(error.description)])
+            }
+            return mapped
+        case let error as HTTPError:
+            let status = Int(error.status.code)
+            let message = error.body ?? Self.defaultMessage(for: status)
+            return ODataError(status: status, code: error.status.reasonPhrase.replacingOccurrences(of: " ", with: ""), message: message)
+        case is CancellationError:
+            return ODataError(status: 503, code: "ServiceUnavailable", message: "The request was cancelled.")
+        default:
+            context.logger.error("Unexpected error", metadata: ["error": .string(String(reflecting: error))])
+            return .internalError()
+        }
+    }
+
+    static func defaultMessage(for status: Int) -> String {
+        switch status {
+        case 404: return "Resource not found."
+        case 405: return "The method is not allowed for this resource."
+        case 413: return "The request body is larger than the server accepts."
+        default: return HTTPResponse.Status(code: status).reasonPhrase
+        }
+    }
+}

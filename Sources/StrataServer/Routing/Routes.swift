@@ -1,0 +1,94 @@
+import Hummingbird
+import HTTPTypes
+import Logging
+import StrataCore
+
+/// Builds the router: operational endpoints first, then every other path is an OData service.
+enum Routes {
+    static func router(runtime: StrataRuntime) -> Router<StrataRequestContext> {
+        let router = Router(context: StrataRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: runtime.metrics))
+        // Method and path only: headers (Authorization) and bodies never reach the log.
+        router.add(middleware: LogRequestsMiddleware(.info, includeHeaders: .none))
+        router.add(middleware: ErrorMiddleware())
+
+        router.get("/health") { _, context in
+            context.setRoute("health")
+            return try await HealthCheck(runtime: runtime).response()
+        }
+        router.get("/metrics") { _, context in
+            context.setRoute("metrics")
+            return ODataResponse.body(runtime.metrics.exposition(),
+                                      headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], headRequest: false)
+        }
+        router.get("/") { _, context in
+            context.setRoute("root")
+            return ODataResponse.json(serviceList(runtime), version: nil)
+        }
+
+        let odata = ODataEndpoint(runtime: runtime)
+        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, HTTPRequest.Method("MERGE")!]
+        for method in methods {
+            router.on("/**", method: method) { request, context in
+                try await odata.handle(request, context: context)
+            }
+        }
+        return router
+    }
+
+    /// `GET /`: the services this server offers, with their service document URLs.
+    private static func serviceList(_ runtime: StrataRuntime) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("services")
+        writer.beginArray()
+        for service in runtime.allServices {
+            writer.beginObject()
+            writer.key("name")
+            writer.string(service.name)
+            writer.key("title")
+            if let title = service.settings.title { writer.string(title) } else { writer.null() }
+            writer.key("url")
+            writer.string("/\(service.name)/")
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+/// `GET /health`: 200 when every database answers, 503 naming the ones that do not.
+struct HealthCheck {
+    let runtime: StrataRuntime
+
+    func response() async throws -> Response {
+        var results: [(String, String)] = []
+        var healthy = true
+        var checks: [(String, any Database)] = [("system", runtime.store.system)]
+        checks += runtime.allServices.map { ($0.name, $0.database) }
+        for (name, database) in checks {
+            do {
+                try await database.ping()
+                results.append((name, "ok"))
+            } catch {
+                healthy = false
+                results.append((name, "unreachable"))
+                runtime.logger.warning("Health check failed", metadata: ["database": .string(name), "error": .string("\(error)")])
+            }
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("status")
+        writer.string(healthy ? "ok" : "degraded")
+        writer.key("databases")
+        writer.beginObject()
+        for (name, state) in results {
+            writer.key(name)
+            writer.string(state)
+        }
+        writer.endObject()
+        writer.endObject()
+        return ODataResponse.json(writer.bytes, status: healthy ? .ok : .serviceUnavailable, version: nil)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import StrataCore
+
+/// Writes entities in OData V2 verbose JSON, as WCF Data Services did: `__metadata` with the
+/// entity's absolute URI and type, the properties, and each navigation property either inline
+/// (expanded) or as `{"__deferred":{"uri":…}}`.
+struct EntitySerializer: Sendable {
+    /// The service root with a trailing slash: `http://127.0.0.1:8080/cardealer/`.
+    let serviceRoot: String
+    let version: ODataVersion
+
+    func write(_ row: EntityRow, shape: EntityShape, into writer: inout JSONWriter) {
+        let uri = serviceRoot + shape.relativeURI(row.values)
+        writer.beginObject()
+        writer.key("__metadata")
+        writer.beginObject()
+        writer.key("uri")
+        writer.string(uri)
+        writer.key("type")
+        writer.string(shape.typeName)
+        writer.endObject()
+        for index in shape.writtenProperties {
+            writer.key(prepared: shape.memberNames[index])
+            writeValue(row.values[index], property: shape.properties[index], into: &writer)
+        }
+        for (navigation, expansion) in shape.navigations {
+            writer.key(navigation.name)
+            guard let expansion else {
+                writer.beginObject()
+                writer.key("__deferred")
+                writer.beginObject()
+                writer.key("uri")
+                writer.string(uri + "/" + navigation.name)
+                writer.endObject()
+                writer.endObject()
+                continue
+            }
+            switch row.expanded[navigation.name] {
+            case .single(let related?):
+                write(related, shape: expansion, into: &writer)
+            case .single(nil):
+                writer.null()
+            case .collection(let related):
+                writeCollection(related, shape: expansion, into: &writer)
+            case nil:
+                // Expanded but not loaded cannot happen for rows the executor produced; write an empty value
+                // of the right kind rather than a malformed document.
+                if navigation.multiplicity == .many { writeCollection([], shape: expansion, into: &writer) } else { writer.null() }
+            }
+        }
+        writer.endObject()
+    }
+
+    /// An inline collection: a bare array in V1, `{"results":[…]}` in V2.
+    private func writeCollection(_ rows: [EntityRow], shape: EntityShape, into writer: inout JSONWriter) {
+        if version >= .v2 {
+            writer.beginObject()
+            writer.key("results")
+        }
+        writer.beginArray()
+        for row in rows { write(row, shape: shape, into: &writer) }
+        writer.endArray()
+        if version >= .v2 { writer.endObject() }
+    }
+
+    /// A property value; decimals with a declared scale keep their trailing zeros (`35.00`), as SQL Server sent them.
+    func writeValue(_ value: ODataValue, property: EntityProperty, into writer: inout JSONWriter) {
+        if case .decimal(let d) = value, let scale = property.scale, scale > 0 {
+            writer.rawString(DecimalFormatting.fixed(d, scale: scale))
+            return
+        }
+        ODataJSON.write(value, to: &writer)
+    }
+}
+
+enum DecimalFormatting {
+    /// The decimal written with exactly `scale` fraction digits when it has no more than that.
+    static func fixed(_ value: Decimal, scale: Int) -> String {
+        let text = value.description
+        let parts = text.split(separator: ".", maxSplits: 1)
+        let fraction = parts.count > 1 ? String(parts[1]) : ""
+        guard fraction.count < scale, !text.contains("e"), !text.contains("E") else { return text }
+        return String(parts[0]) + "." + fraction + String(repeating: "0", count: scale - fraction.count)
+    }
+}

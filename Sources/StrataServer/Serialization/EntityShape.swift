@@ -1,0 +1,57 @@
+import StrataCore
+
+/// What the serializer needs to write entities of one set: which properties are present and where,
+/// how to build the entity's URI, and which navigation properties are expanded. Built once per
+/// request; the JSON member names are escaped once here rather than once per row.
+struct EntityShape: Sendable {
+    let set: EntitySet
+    let type: EntityType
+    /// The properties present in each row's `values`, in order.
+    let properties: [EntityProperty]
+    /// The properties written to JSON (all of `properties` unless `$select` narrowed them).
+    let writtenProperties: [Int]
+    /// Positions of the key properties in `values`, in key order.
+    let keyPositions: [Int]
+    /// Navigation properties written: expanded ones with their shape, others as `__deferred`.
+    let navigations: [(property: NavigationProperty, expansion: EntityShape?)]
+    let typeName: String
+    let memberNames: [[UInt8]]
+
+    init(set: EntitySet, type: EntityType, properties: [EntityProperty], written: Set<String>? = nil,
+         navigations: [(NavigationProperty, EntityShape?)]? = nil) {
+        self.set = set
+        self.type = type
+        self.properties = properties
+        self.writtenProperties = properties.indices.filter { written?.contains(properties[$0].name) ?? true }
+        self.keyPositions = type.keyNames.map { key in properties.firstIndex { $0.name == key }! }
+        self.navigations = navigations ?? type.navigationProperties.map { ($0, nil) }
+        self.typeName = type.qualifiedName
+        self.memberNames = properties.map { Array(JSONMemberName.quoted($0.name).utf8) }
+    }
+
+    /// Properties a shape must always read, whatever `$select` says: the key (for URIs) and the
+    /// columns that expanded navigations join on.
+    static func requiredProperties(of type: EntityType) -> [String] {
+        type.keyNames
+    }
+
+    /// The entity's URI relative to the service root: `Person(1)`.
+    func relativeURI(_ values: [ODataValue]) -> String {
+        let key = keyPositions.map { (name: properties[$0].name, value: values[$0]) }
+        return set.name + KeyPredicate.forKey(key).urlText
+    }
+}
+
+enum JSONMemberName {
+    /// `"name":` as JSON text.
+    static func quoted(_ name: String) -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key(name)
+        writer.null()
+        writer.endObject()
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        // `{"name":null}` → `"name":`
+        return String(text.dropFirst().dropLast(5))
+    }
+}

@@ -1,0 +1,88 @@
+import Logging
+import PostgresNIO
+import StrataCore
+
+/// Services as schemas of one PostgreSQL database; Strata's own tables in the schema `strata_system`.
+final class PostgresServiceStore: ServiceStore {
+    let dialect = SQLDialect.postgres
+    let system: any Database
+    let systemSchema: String? = "strata_system"
+    private let database: PostgresDatabase
+    private let logger: Logger
+
+    init(client: PostgresClient, counter: StatementCounter, logger: Logger) {
+        self.database = PostgresDatabase(client: client, counter: counter, logger: logger)
+        self.system = database
+        self.logger = logger
+    }
+
+    func discover() async throws -> [ServiceStorage] {
+        let rows = try await database.read { connection in
+            try await connection.query(SQLStatement("""
+                SELECT n.nspname::text,
+                       EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm'))
+                FROM pg_catalog.pg_namespace n
+                WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname NOT IN ('information_schema', 'strata_system')
+                ORDER BY n.nspname
+                """), types: [.string, .boolean])
+        }
+        var services: [ServiceStorage] = []
+        for row in rows.rows {
+            guard let name = row[0].stringValue else { continue }
+            // `public` exists in every database; it is a service only when it holds tables.
+            if name == "public" && row[1] != .boolean(true) { continue }
+            guard ServiceName.isValid(name), !ServiceName.reserved.contains(name) else {
+                logger.warning("Schema left out: its name cannot be a service name", metadata: ["schema": .string(name)])
+                continue
+            }
+            services.append(ServiceStorage(name: name, database: database, schema: name, catalogReader: PostgresCatalogReader(schema: name)))
+        }
+        return services
+    }
+
+    func provision(_ name: String, scripts: [String]) async throws -> Bool {
+        let exists = try await database.read { connection in
+            try await connection.query(SQLStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", binds: [.string(name)]))
+        }
+        guard exists.rows.isEmpty else { return false }
+        let quoted = SQLDialect.postgres.quote(name)
+        do {
+            try await database.transaction { connection in
+                // The schema name is a validated service name, quoted as an identifier.
+                try await connection.execute(SQLStatement("CREATE SCHEMA \(quoted)"))
+                try await connection.execute(SQLStatement("SET LOCAL search_path TO \(quoted)"))
+                for script in scripts {
+                    for statement in SQLScript.statements(in: script) {
+                        try await connection.execute(SQLStatement(statement))
+                    }
+                }
+                try await Self.resetSequences(schema: name, connection)
+            }
+        } catch {
+            // Another process may have created the schema at the same moment.
+            let created = try await database.read { connection in
+                try await connection.query(SQLStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", binds: [.string(name)]))
+            }
+            if !created.rows.isEmpty { return false }
+            throw error
+        }
+        return true
+    }
+
+    /// Scripts may insert explicit ids into identity and serial columns; move each sequence past
+    /// the highest id so the next insert does not collide.
+    static func resetSequences(schema: String, _ connection: any DatabaseConnection) async throws {
+        let tables = try await PostgresCatalogReader(schema: schema).readTables(connection)
+        for table in tables where !table.isView {
+            for column in table.columns where column.isServerGenerated && (column.type?.isIntegral ?? false) {
+                let qualified = SQLDialect.postgres.quote(schema) + "." + SQLDialect.postgres.quote(table.name)
+                let columnName = SQLDialect.postgres.quote(column.name)
+                try await connection.execute(SQLStatement(
+                    "SELECT setval(pg_get_serial_sequence($1, $2), (SELECT COALESCE(MAX(\(columnName)), 0) + 1 FROM \(qualified)), false)",
+                    binds: [.string(qualified), .string(column.name)]))
+            }
+        }
+    }
+
+    func close() async {}
+}

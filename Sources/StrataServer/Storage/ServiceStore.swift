@@ -1,0 +1,46 @@
+import StrataCore
+
+/// One service's storage: the database its tables are in, and where in it.
+struct ServiceStorage: Sendable {
+    var name: String
+    var database: any Database
+    /// The PostgreSQL schema holding the service's tables; nil on SQLite (one file per service).
+    var schema: String?
+    var catalogReader: any CatalogReader
+
+    /// The qualified SQL name of one of the service's tables.
+    func table(_ name: String) -> TableName {
+        TableName(schema: schema, name: name)
+    }
+}
+
+/// Where services live: SQLite files in a data directory, or schemas of a PostgreSQL database.
+/// The system database (settings, and later accounts) lives beside them in the same kind of store.
+protocol ServiceStore: Sendable {
+    var dialect: SQLDialect { get }
+    /// The database holding Strata's own tables.
+    var system: any Database { get }
+    /// The schema of Strata's own tables on PostgreSQL; nil on SQLite.
+    var systemSchema: String? { get }
+
+    /// Finds the services that exist now.
+    func discover() async throws -> [ServiceStorage]
+
+    /// Creates a service by applying SQL scripts, all or nothing, unless it exists already.
+    /// Answers whether it was created.
+    func provision(_ name: String, scripts: [String]) async throws -> Bool
+
+    func close() async
+}
+
+/// Names that may be services: SQL-safe identifiers that are also readable URL segments.
+enum ServiceName {
+    static func isValid(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
+              name.count <= 63 else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }
+    }
+
+    /// Service names that would shadow Strata's own routes.
+    static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "strata_system"]
+}
