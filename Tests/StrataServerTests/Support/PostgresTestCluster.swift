@@ -1,0 +1,153 @@
+import Foundation
+
+/// A throwaway PostgreSQL cluster for the tests: `initdb` into a temporary directory, `pg_ctl start`
+/// on a free loopback port, stopped and deleted when the test process exits.
+///
+/// `initdb` refuses to run as root, so as root the binaries run as the `postgres` user through `runuser`.
+actor PostgresTestCluster {
+    static let shared = PostgresTestCluster()
+
+    struct Endpoint: Sendable {
+        var host: String
+        var port: Int
+        var user: String
+    }
+
+    private var launching: Task<Endpoint, any Error>?
+
+    /// Starts the cluster on first use; later and concurrent callers share the same one.
+    func start() async throws -> Endpoint {
+        if launching == nil {
+            launching = Task {
+                // initdb and pg_ctl take seconds; they run on a thread of their own, not on the
+                // cooperative pool that the tests' async code needs.
+                try await withCheckedThrowingContinuation { continuation in
+                    Thread.detachNewThread {
+                        continuation.resume(with: Result { try PostgresTestCluster.launch() })
+                    }
+                }
+            }
+        }
+        return try await launching!.value
+    }
+
+    struct ClusterError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func binDirectory() throws -> String {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .compactMap { Int($0) }.sorted(by: >)
+        for version in versions where FileManager.default.isExecutableFile(atPath: "\(root)/\(version)/bin/initdb") {
+            return "\(root)/\(version)/bin"
+        }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        where FileManager.default.isExecutableFile(atPath: "\(directory)/initdb") {
+            return String(directory)
+        }
+        throw ClusterError("PostgreSQL server binaries (initdb, pg_ctl) not found; install the postgresql package")
+    }
+
+    private static func launch() throws -> Endpoint {
+        let bin = try binDirectory()
+        let asRoot = geteuid() == 0
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString.prefix(8))").path
+        let data = base + "/data"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        if asRoot { try run("/bin/chown", ["-R", "postgres:postgres", base]) }
+        let port = try freePort()
+        try runAsOwner(asRoot, "\(bin)/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale"])
+        let options = "-p \(port) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+        try runAsOwner(asRoot, "\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", base + "/log", "-w", "start"])
+        ClusterCleanup.register(pgctl: "\(bin)/pg_ctl", data: data, base: base, asRoot: asRoot)
+        return Endpoint(host: "127.0.0.1", port: port, user: "postgres")
+    }
+
+    private static func runAsOwner(_ asRoot: Bool, _ tool: String, _ arguments: [String]) throws {
+        if asRoot {
+            try run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments)
+        } else {
+            try run(tool, arguments)
+        }
+    }
+
+    /// Runs a tool to completion with posix_spawn and waitpid. Foundation's `Process` is not used:
+    /// `pg_ctl start` leaves a server running that inherits descriptors, and `Process.waitUntilExit`
+    /// can wait on those instead of on the tool itself.
+    static func run(_ tool: String, _ arguments: [String]) throws {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-tool-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ClusterError("cannot start \(tool): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED && WEXITSTATUS == 0
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw ClusterError("\(tool) \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+    }
+
+    /// A port the kernel considers free right now.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClusterError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw ClusterError("bind() failed") }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Stops the cluster when the test process exits (Swift Testing has no global teardown).
+enum ClusterCleanup {
+    // Every access to `commands` holds `lock`, so the unchecked shared state is never raced.
+    nonisolated(unsafe) private static var commands: [(pgctl: String, data: String, base: String, asRoot: Bool)] = []
+    private static let lock = NSLock()
+
+    static func register(pgctl: String, data: String, base: String, asRoot: Bool) {
+        lock.lock()
+        let first = commands.isEmpty
+        commands.append((pgctl, data, base, asRoot))
+        lock.unlock()
+        if first {
+            atexit {
+                ClusterCleanup.stopAll()
+            }
+        }
+    }
+
+    static func stopAll() {
+        lock.lock()
+        let all = commands
+        commands.removeAll()
+        lock.unlock()
+        for command in all {
+            let tool = command.asRoot ? "/usr/sbin/runuser" : command.pgctl
+            let prefix = command.asRoot ? ["-u", "postgres", "--", command.pgctl] : []
+            try? PostgresTestCluster.run(tool, prefix + ["-D", command.data, "-m", "immediate", "stop"])
+            try? FileManager.default.removeItem(atPath: command.base)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import PostgresNIO
+@testable import StrataServer
+import Testing
+
+/// The databases every end-to-end test runs against, with the same expectations.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// Fresh, isolated server configurations with the demo services already provisioned.
+///
+/// Provisioning the demo data once per backend and copying it per test keeps the suite fast:
+/// SQLite copies a template data directory, PostgreSQL creates each test database from a template
+/// database (`CREATE DATABASE … TEMPLATE`).
+actor TestDatabases {
+    static let shared = TestDatabases()
+
+    private var sqliteTemplate: Task<URL, any Error>?
+    private var postgresTemplate: Task<Void, any Error>?
+    private var counter = 0
+
+    static let logger: Logger = {
+        var logger = Logger(label: "strata-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["STRATA_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        return logger
+    }()
+
+    /// A configuration for a new server whose data nobody else uses. `demo` copies the demo services in.
+    func configuration(_ backend: Backend, demo: Bool = true, pageSize: Int = 1000) async throws -> StrataConfiguration {
+        counter += 1
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-test-\(UUID().uuidString.prefix(12))")
+        var configuration = StrataConfiguration(dataDirectory: directory.path, pageSize: pageSize, logLevel: .critical)
+        switch backend {
+        case .sqlite:
+            if demo {
+                if sqliteTemplate == nil { sqliteTemplate = Task { try await Self.makeSQLiteTemplate() } }
+                let template = try await sqliteTemplate!.value
+                try FileManager.default.copyItem(at: template, to: directory)
+            } else {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
+        case .postgres:
+            let endpoint = try await PostgresTestCluster.shared.start()
+            if demo {
+                if postgresTemplate == nil { postgresTemplate = Task { try await Self.makePostgresTemplate(endpoint) } }
+                try await postgresTemplate!.value
+            }
+            let name = "strata_test_\(counter)_\(UUID().uuidString.prefix(6).lowercased())"
+            try await Self.withAdminClient(endpoint, database: "postgres") { client in
+                let template = demo ? " TEMPLATE strata_template" : ""
+                try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)\(template)"))
+            }
+            configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: name))
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        return configuration
+    }
+
+    private static func makeSQLiteTemplate() async throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-template-\(UUID().uuidString.prefix(8))")
+        let store = try await SQLiteServiceStore.open(directory: directory, singleFile: nil, counter: .none, logger: Self.logger)
+        let system = SystemDatabase(database: store.system, schema: nil)
+        try await system.migrate(logger: Self.logger)
+        try await DemoServices(store: store, system: system, logger: Self.logger).provision()
+        await store.close()
+        return directory
+    }
+
+    private static func makePostgresTemplate(_ endpoint: PostgresTestCluster.Endpoint) async throws {
+        try await Self.withAdminClient(endpoint, database: "postgres") { client in
+            try await client.query("DROP DATABASE IF EXISTS strata_template")
+            try await client.query("CREATE DATABASE strata_template")
+        }
+        try await Self.withAdminClient(endpoint, database: "strata_template") { client in
+            let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger)
+            let system = SystemDatabase(database: store.system, schema: store.systemSchema)
+            try await system.migrate(logger: Self.logger)
+            try await DemoServices(store: store, system: system, logger: Self.logger).provision()
+        }
+    }
+
+    /// Runs `body` with a PostgreSQL client whose pool runs for the duration of the call.
+    static func withAdminClient<T: Sendable>(
+        _ endpoint: PostgresTestCluster.Endpoint, database: String,
+        _ body: @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let location = PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: database)
+        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            do {
+                let result = try await body(client)
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HTTPTypes
+import NIOCore
+@testable import StrataCore
+@testable import StrataServer
+import Testing
+
+/// Runs a test against a Strata server on a fresh copy of the demo data, through Hummingbird's
+/// in-process router client.
+func withServer<T: Sendable>(
+    _ backend: Backend,
+    demo: Bool = true,
+    pageSize: Int = 1000,
+    configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
+    _ test: @Sendable (any TestClientProtocol) async throws -> T
+) async throws -> T {
+    var configuration = try await TestDatabases.shared.configuration(backend, demo: demo, pageSize: pageSize)
+    configure(&configuration)
+    let app = try await buildApplication(configuration, logger: TestDatabases.logger)
+    defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+    return try await app.test(.router) { client in
+        try await test(client)
+    }
+}
+
+extension TestResponse {
+    /// The body parsed as JSON; records an issue and returns null when it is not JSON.
+    var json: JSONValue {
+        let bytes = Array(body.readableBytesView)
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            Issue.record("response is not JSON (\(error)): \(String(decoding: bytes, as: UTF8.self).prefix(300))")
+            return .null
+        }
+    }
+
+    var text: String { String(decoding: body.readableBytesView, as: UTF8.self) }
+
+    /// The OData error body's code and message.
+    var odataError: (code: String, message: String)? {
+        guard let error = ODataError.decode(status: Int(status.code), body: Array(body.readableBytesView)) else { return nil }
+        return (error.code, error.message)
+    }
+}
+
+extension TestClientProtocol {
+    func get(_ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await execute(uri: uri, method: .get, headers: headers, body: nil)
+    }
+
+    func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], body: String? = nil) async throws -> TestResponse {
+        try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+    }
+}
+
+extension HTTPField.Name {
+    static let maxDataServiceVersion = HTTPField.Name("MaxDataServiceVersion")!
+    static let dataServiceVersion = HTTPField.Name("DataServiceVersion")!
+}
+
+/// `JSONValue` navigation for assertions: `json["d"]["results"][0]["firstName"]`.
+extension Optional where Wrapped == JSONValue {
+    subscript(key: String) -> JSONValue? { self?[key] }
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let items)? = self, index < items.count else { return nil }
+        return items[index]
+    }
+}
+
+extension JSONValue {
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, index < items.count else { return nil }
+        return items[index]
+    }
+}
