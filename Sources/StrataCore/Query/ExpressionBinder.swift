@@ -99,7 +99,7 @@ struct ExpressionBinder {
                 var message = "cannot compare \(a.qualifiedName) with \(b.qualifiedName) in \(source.text)"
                 if [a, b].contains(.string), let other = [a, b].first(where: { $0 != .string }),
                    let example = Self.literalExample(other) {
-                    message += "; write a \(other.qualifiedName) value as \(example)"
+                    message += "; write \(other.qualifiedName) values as \(example)"
                 }
                 throw error(message)
             }
@@ -111,6 +111,8 @@ struct ExpressionBinder {
         return common
     }
 
+    /// How to write a literal of the types whose literals need a prefix, for hints when one was
+    /// written as a plain string.
     static func literalExample(_ type: EDMPrimitiveType) -> String? {
         switch type {
         case .dateTime: return "datetime'2009-11-01T00:00:00'"
@@ -118,13 +120,7 @@ struct ExpressionBinder {
         case .time: return "time'PT13H20M'"
         case .guid: return "guid'12345678-aaaa-bbbb-cccc-ddddeeeeffff'"
         case .binary: return "X'0A1B'"
-        case .int64: return "42L"
-        case .decimal: return "1.5M"
-        case .double: return "1.5d"
-        case .single: return "1.5f"
-        case .boolean: return "true"
-        case .byte, .sbyte, .int16, .int32: return "42"
-        case .string: return nil
+        default: return nil
         }
     }
 

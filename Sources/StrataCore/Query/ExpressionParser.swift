@@ -95,19 +95,23 @@ struct ExpressionParser {
         return error("expected an operand", hint: found)
     }
 
-    /// `Name` or `Nav/Nav/Name`.
+    /// `Name` or `Nav/Nav/Name`, written without spaces: `a/ eq 1` is an error, not the path `a/eq`.
     private mutating func parsePath() throws(ODataError) -> PropertyPath {
         var segments: [String] = []
         while true {
-            guard case .identifier(let name) = current.kind else {
-                throw error("expected a property name after '/'")
+            guard case .identifier(let name) = current.kind, segments.isEmpty || current.column == previous.map(Self.end) else {
+                let column = previous.map(Self.end) ?? current.column
+                throw QuerySyntaxError.make(option, "expected a property name after '/'", column: column)
             }
             segments.append(name)
             advance()
-            guard current.kind == .slash else { return PropertyPath(segments) }
+            guard current.kind == .slash, current.column == previous.map(Self.end) else { return PropertyPath(segments) }
             advance()
         }
     }
+
+    /// The column just past a token.
+    private static func end(of token: QueryToken) -> Int { token.column + token.text.unicodeScalars.count }
 
     private mutating func parseCall(_ name: String) throws(ODataError) -> QueryExpression {
         let nameToken = current

@@ -36,7 +36,8 @@ public enum QueryOptionParser {
             switch parser.current.kind {
             case .end: return items
             case .comma: parser.advance()
-            default: throw parser.unexpected(expecting: "expected ',' or the end of $orderby")
+            default:
+                throw parser.error("expected ',' or the end of $orderby, found \(QuerySyntaxError.quoted(parser.current.text))")
             }
         }
     }
