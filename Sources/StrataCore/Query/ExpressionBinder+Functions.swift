@@ -2,7 +2,7 @@
 extension ExpressionBinder {
     func bindCall(_ function: QueryFunction, _ arguments: [BoundExpression], source: QueryExpression) throws(ODataError) -> BoundExpression {
         guard function.arity.contains(arguments.count) else {
-            throw error("\(function.name) takes \(function.arity.lowerBound == function.arity.upperBound ? "\(function.arity.lowerBound)" : "\(function.arity.lowerBound) or \(function.arity.upperBound)") arguments, not \(arguments.count), in \(source.text)")
+            throw error("\(function.name) takes \(function.arityDescription), not \(arguments.count), in \(source.text)")
         }
         guard let result = Self.resultType(function, arguments.map(\.type)) else {
             let given = arguments.map { Self.name($0.type) }.joined(separator: ", ")

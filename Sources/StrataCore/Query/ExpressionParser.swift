@@ -140,10 +140,7 @@ struct ExpressionParser {
         advance()
         depth -= 1
         guard function.arity.contains(arguments.count) else {
-            let range = function.arity
-            let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) or \(range.upperBound)"
-            let noun = range.upperBound == 1 ? "argument" : "arguments"
-            throw error("\(name) takes \(expected) \(noun), not \(arguments.count),", at: nameToken,
+            throw error("\(name) takes \(function.arityDescription), not \(arguments.count),", at: nameToken,
                         hint: function.signatures.joined(separator: " or "))
         }
         return try node(.call(function, arguments))

@@ -66,6 +66,13 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// `1 argument`, `2 or 3 arguments`: the arity for messages.
+    var arityDescription: String {
+        let range = arity
+        if range.count == 1 { return range.lowerBound == 1 ? "1 argument" : "\(range.lowerBound) arguments" }
+        return "\(range.lowerBound) or \(range.upperBound) arguments"
+    }
+
     /// The signatures as people read them, for error messages: `substring(Edm.String, Edm.Int32) -> Edm.String`.
     public var signatures: [String] {
         let s = "Edm.String", i = "Edm.Int32", b = "Edm.Boolean"
