@@ -80,9 +80,10 @@ import Testing
         let deep = String(repeating: "not (", count: 25) + "personID eq 1" + String(repeating: ")", count: 25)
         let long = Array(repeating: "personID eq 1", count: 125).joined(separator: " or ")
         let arithmetic = "personID" + String(repeating: " add personID", count: 248) + " eq 1"
+        let calls = String(repeating: "substring(", count: 50) + "firstName" + String(repeating: ",1)", count: 50) + " eq 'a'"
         let finished = LockedFlag()
         let thread = Thread {
-            for text in [deep, long, arithmetic] {
+            for text in [deep, long, arithmetic, calls] {
                 guard let expression = try? parseFilter(text),
                       let bound = try? QueryTestModel.binder.bindFilter(expression, on: QueryTestModel.person),
                       bound.type == .boolean, (try? parseFilter(expression.text)) == expression else { return }

@@ -7,14 +7,31 @@ struct ExpressionBinder {
     func error(_ what: String) -> ODataError { .badRequest("\(option): \(what)") }
 
     func bind(_ expression: QueryExpression) throws(ODataError) -> BoundExpression {
+        // Left-associative chains (`a or b or c …`) nest to the left as deep as they are long, up to the
+        // node limit; walking that spine in a loop keeps the recursion to what the depth limit allows.
+        var spine: [(op: BinaryOperator, rhs: QueryExpression, source: QueryExpression)] = []
+        var leftmost = expression
+        while case .binary(let op, let lhs, let rhs) = leftmost {
+            spine.append((op, rhs, leftmost))
+            leftmost = lhs
+        }
+        var bound = try bindOperand(leftmost)
+        for link in spine.reversed() {
+            bound = try bindBinary(link.op, bound, try bind(link.rhs), source: link.source)
+        }
+        return bound
+    }
+
+    /// Binds anything but a binary operator.
+    private func bindOperand(_ expression: QueryExpression) throws(ODataError) -> BoundExpression {
         switch expression {
         case .literal(let value):
             return BoundExpression(type: value.type, node: .literal(value))
         case .property(let path):
             let bound = try resolve(path)
             return BoundExpression(type: bound.property.type, node: .property(bound))
-        case .binary(let op, let lhs, let rhs):
-            return try bindBinary(op, try bind(lhs), try bind(rhs), source: expression)
+        case .binary:
+            return try bind(expression)
         case .unary(let op, let operand):
             return try bindUnary(op, try bind(operand), source: expression)
         case .call(let function, let arguments):

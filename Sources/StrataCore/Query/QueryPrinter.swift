@@ -43,10 +43,22 @@ public enum QueryPrinter {
         case .property(let path):
             out += path.description
         case .binary(let op, let lhs, let rhs):
+            // Left-associative chains nest to the left as deep as they are long: follow that spine in a
+            // loop while its operands need no parentheses, so that printing recurses only as deep as the
+            // parser's depth limit allows.
+            var spine: [(op: BinaryOperator, rhs: QueryExpression)] = [(op, rhs)]
+            var leftmost = lhs
+            while case .binary(let innerOp, let innerLhs, let innerRhs) = leftmost,
+                  innerOp.precedence >= spine[spine.count - 1].op.precedence {
+                spine.append((innerOp, innerRhs))
+                leftmost = innerLhs
+            }
             // Left associative: an equal-precedence operand needs parentheses only on the right.
-            write(lhs, parenthesized: precedence(lhs) < op.precedence, into: &out)
-            out += " \(op.keyword) "
-            write(rhs, parenthesized: precedence(rhs) <= op.precedence, into: &out)
+            write(leftmost, parenthesized: precedence(leftmost) < spine[spine.count - 1].op.precedence, into: &out)
+            for link in spine.reversed() {
+                out += " \(link.op.keyword) "
+                write(link.rhs, parenthesized: precedence(link.rhs) <= link.op.precedence, into: &out)
+            }
         case .unary(let op, let operand):
             out += op == .not ? "not " : "-"
             var parenthesized = precedence(operand) < ExpressionParser.unaryPrecedence
