@@ -80,3 +80,23 @@ import Testing
         }
     }
 }
+
+@Suite struct QueryLiteralEdgeTests {
+    /// As one Character, a quote followed by a combining mark is not "'"; it must still be doubled and read.
+    @Test func quoteFollowedByCombiningMark() throws {
+        let value = ODataValue.string("O'\u{301}Brien'")
+        #expect(ODataLiteral.format(value) == "'O''\u{301}Brien'''")
+        #expect(try ODataLiteral.parse(ODataLiteral.format(value)) == value)
+        #expect(try parseFilter("a eq " + ODataLiteral.format(value)) == .property("a").eq(.literal(value)))
+        #expect(throws: ODataLiteralError.self) { try ODataLiteral.parse("'a'\u{301}b'") }
+    }
+
+    @Test func oversizedDurationsAreRefused() {
+        #expect(ODataTime.parse("PT99999999999999H") == nil)
+        #expect(ODataTime.parse("P99999999999999D") == nil)
+        #expect(ODataTime.parse("PT99999999999999999S") == nil)
+        #expect(ODataTime.parse("PT1440M") == nil)
+        #expect(ODataTime.parse("PT1439M") == ODataTime(hour: 23, minute: 59))
+        #expect(ODataTime.parse("PT23H59M59.5S") == ODataTime(hour: 23, minute: 59, second: 59, microsecond: 500_000))
+    }
+}

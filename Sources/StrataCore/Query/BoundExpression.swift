@@ -8,6 +8,7 @@
 public struct BoundExpression: Sendable, Hashable {
     /// The value's type; nil only for untyped `null` and arithmetic or negation on nothing else.
     public var type: EDMPrimitiveType?
+    /// What the node computes.
     public var node: Node
 
     public init(type: EDMPrimitiveType?, node: Node) {
@@ -15,6 +16,7 @@ public struct BoundExpression: Sendable, Hashable {
         self.node = node
     }
 
+    /// The kinds of bound nodes.
     public indirect enum Node: Sendable, Hashable {
         /// A constant; its own type equals the node's type.
         case literal(ODataValue)
@@ -83,6 +85,7 @@ public struct NavigationHop: Sendable, Hashable {
     public var property: NavigationProperty
     /// The entity set (table) at the far end.
     public var targetSet: EntitySet
+    /// The entity type at the far end, whose properties the path continues with.
     public var targetType: EntityType
 
     public init(sourceTypeName: String, property: NavigationProperty, targetSet: EntitySet, targetType: EntityType) {

@@ -5,11 +5,14 @@ public struct BoundQuery: Sendable, Hashable {
     public var entityType: EntityType
     /// A Boolean expression, or nil when there is no `$filter`.
     public var filter: BoundExpression?
+    /// Sort keys, most significant first.
     public var orderBy: [BoundOrderByItem]
+    /// `$top` and `$skip` as parsed (within ``QueryLimits``).
     public var top: Int?
     public var skip: Int?
     /// `$select` and `$expand` merged into one tree of what to read and write at each level.
     public var projection: BoundProjection
+    /// The remaining options, passed through unchanged from ``QueryOptions``.
     public var inlineCount: InlineCount?
     public var skipToken: String?
     public var format: String?
@@ -51,6 +54,7 @@ public struct BoundQuery: Sendable, Hashable {
 public struct BoundOrderByItem: Sendable, Hashable {
     /// An expression of a primitive type (never an untyped null).
     public var expression: BoundExpression
+    /// `asc` or `desc`.
     public var direction: SortDirection
 
     public init(expression: BoundExpression, direction: SortDirection) {
@@ -68,6 +72,7 @@ public struct BoundOrderByItem: Sendable, Hashable {
 /// `$select` leaves out is not returned, as in WCF Data Services. The planner still reads key and
 /// join columns that ``properties`` omits: the serializer needs keys for `__metadata`.
 public struct BoundProjection: Sendable, Hashable {
+    /// The type of the entities at this level.
     public var entityType: EntityType
     /// The structural properties to write, in the type's property order.
     public var properties: [EntityProperty]
@@ -99,7 +104,9 @@ public struct BoundExpansion: Sendable, Hashable {
     /// The navigation property: `multiplicity` tells a collection from a single entity, `joinColumns`
     /// how to fetch the children of many parents in one statement.
     public var property: NavigationProperty
+    /// The entity set (table) the navigation leads to.
     public var targetSet: EntitySet
+    /// What to return of the related entities.
     public var projection: BoundProjection
 
     public init(property: NavigationProperty, targetSet: EntitySet, projection: BoundProjection) {

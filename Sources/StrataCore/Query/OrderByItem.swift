@@ -1,6 +1,8 @@
 /// One key of `$orderby`: an expression and a direction, `PersonCar/Car/make desc`.
 public struct OrderByItem: Sendable, Hashable {
+    /// The sort key.
     public var expression: QueryExpression
+    /// `asc` or `desc`.
     public var direction: SortDirection
 
     public init(_ expression: QueryExpression, _ direction: SortDirection = .ascending) {
@@ -8,10 +10,12 @@ public struct OrderByItem: Sendable, Hashable {
         self.direction = direction
     }
 
+    /// `expression` (ascending, the default).
     public static func ascending(_ expression: QueryExpression) -> OrderByItem {
         OrderByItem(expression, .ascending)
     }
 
+    /// `expression desc`.
     public static func descending(_ expression: QueryExpression) -> OrderByItem {
         OrderByItem(expression, .descending)
     }

@@ -7,6 +7,7 @@
 /// The binder recurses once per level of the expression tree; the parser's ``QueryLimits`` bound that
 /// depth for anything that came from a URL.
 public struct QueryBinder: Sendable {
+    /// The model names and types are checked against.
     public var model: ServiceModel
 
     public init(model: ServiceModel) {

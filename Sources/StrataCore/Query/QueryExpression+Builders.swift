@@ -19,16 +19,27 @@ extension QueryExpression: ExpressibleByStringLiteral, ExpressibleByIntegerLiter
     /// The `null` literal.
     public static let null = QueryExpression.literal(.null)
 
+    /// `self eq other`.
     public func eq(_ other: QueryExpression) -> QueryExpression { .binary(.eq, self, other) }
+    /// `self ne other`.
     public func ne(_ other: QueryExpression) -> QueryExpression { .binary(.ne, self, other) }
+    /// `self gt other`.
     public func gt(_ other: QueryExpression) -> QueryExpression { .binary(.gt, self, other) }
+    /// `self ge other`.
     public func ge(_ other: QueryExpression) -> QueryExpression { .binary(.ge, self, other) }
+    /// `self lt other`.
     public func lt(_ other: QueryExpression) -> QueryExpression { .binary(.lt, self, other) }
+    /// `self le other`.
     public func le(_ other: QueryExpression) -> QueryExpression { .binary(.le, self, other) }
+    /// `self add other`.
     public func add(_ other: QueryExpression) -> QueryExpression { .binary(.add, self, other) }
+    /// `self sub other`.
     public func sub(_ other: QueryExpression) -> QueryExpression { .binary(.sub, self, other) }
+    /// `self mul other`.
     public func mul(_ other: QueryExpression) -> QueryExpression { .binary(.mul, self, other) }
+    /// `self div other`.
     public func div(_ other: QueryExpression) -> QueryExpression { .binary(.div, self, other) }
+    /// `self mod other`.
     public func mod(_ other: QueryExpression) -> QueryExpression { .binary(.mod, self, other) }
 
     /// `lhs and rhs`.
