@@ -192,18 +192,20 @@ public struct ODataTime: Sendable, Hashable, Comparable {
             guard !number.isEmpty, let unit = rest.dropFirst(number.count).first else { return nil }
             rest = rest.dropFirst(number.count + 1)
             sawField = true
+            // Fields are never negative, so one larger than a day in its unit already puts the time out of
+            // range; refusing it early also keeps the multiplications below from overflowing.
             switch (unit, inTime) {
             case ("D", false):
-                guard let d = Int64(number) else { return nil }
+                guard let d = Int64(number), d <= 1 else { return nil }
                 total += d * 86_400_000_000
             case ("H", true):
-                guard let h = Int64(number) else { return nil }
+                guard let h = Int64(number), h <= 24 else { return nil }
                 total += h * 3_600_000_000
             case ("M", true):
-                guard let m = Int64(number) else { return nil }
+                guard let m = Int64(number), m <= 1440 else { return nil }
                 total += m * 60_000_000
             case ("S", true):
-                guard let (sec, frac) = parseSecondsField(number) else { return nil }
+                guard let (sec, frac) = parseSecondsField(number), sec <= 86_400 else { return nil }
                 total += Int64(sec) * 1_000_000 + Int64(frac)
             default:
                 return nil

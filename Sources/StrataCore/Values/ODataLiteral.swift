@@ -15,13 +15,24 @@ public enum ODataLiteral {
         case .decimal(let v): return "\(v)M"
         case .double(let v): return formatFloating(v) + "d"
         case .single(let v): return formatFloating(Double(v)) + "f"
-        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .string(let s): return "'" + doublingQuotes(s) + "'"
         case .dateTime(let d): return "datetime'\(d.isoString)'"
         case .dateTimeOffset(let d): return "datetimeoffset'\(d.isoString)'"
         case .time(let t): return "time'\(t.durationString)'"
         case .guid(let g): return "guid'\(g.uuidString.lowercased())'"
         case .binary(let data): return "X'" + data.map { hexByte($0) }.joined() + "'"
         }
+    }
+
+    /// Doubles every quote, working on Unicode scalars: as Characters, a quote followed by a combining
+    /// mark is one grapheme that is not equal to "'" and would escape undoubled.
+    static func doublingQuotes(_ s: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in s.unicodeScalars {
+            out.append(scalar)
+            if scalar == "'" { out.append(scalar) }
+        }
+        return String(out)
     }
 
     static func formatFloating(_ v: Double) -> String {
@@ -47,10 +58,12 @@ public enum ODataLiteral {
         case "false": return .boolean(false)
         default: break
         }
-        if s.first == "'" { return .string(try unquote(s)) }
-        if let quote = s.firstIndex(of: "'"), s.last == "'" {
-            let prefix = s[..<quote].lowercased()
-            let body = try unquote(String(s[quote...]))
+        // Quotes are found among Unicode scalars, not Characters, for the reason given at doublingQuotes.
+        let scalars = s.unicodeScalars
+        if scalars.first == "'" { return .string(try unquote(s)) }
+        if let quote = scalars.firstIndex(of: "'"), scalars.last == "'" {
+            let prefix = String(scalars[..<quote]).lowercased()
+            let body = try unquote(String(scalars[quote...]))
             return try parsePrefixed(prefix: prefix, body: body, literal: s)
         }
         return try parseNumber(s)
@@ -58,12 +71,12 @@ public enum ODataLiteral {
 
     /// Removes the quotes of `'…'` and turns doubled quotes back into one.
     static func unquote(_ s: String) throws(ODataLiteralError) -> String {
-        guard s.count >= 2, s.first == "'", s.last == "'" else {
+        let scalars = s.unicodeScalars
+        guard scalars.count >= 2, scalars.first == "'", scalars.last == "'" else {
             throw .init("the string \(s) is not closed with a quote")
         }
-        let inner = s.dropFirst().dropLast()
-        var result = ""
-        var iterator = inner.makeIterator()
+        var result = String.UnicodeScalarView()
+        var iterator = scalars.dropFirst().dropLast().makeIterator()
         while let c = iterator.next() {
             if c == "'" {
                 guard iterator.next() == "'" else {
@@ -72,7 +85,7 @@ public enum ODataLiteral {
             }
             result.append(c)
         }
-        return result
+        return String(result)
     }
 
     static func parsePrefixed(prefix: String, body: String, literal: String) throws(ODataLiteralError) -> ODataValue {

@@ -1,0 +1,178 @@
+/// One token of a `$filter` or `$orderby` expression, with the 1-based column where it starts in
+/// the option's decoded text.
+struct QueryToken: Sendable {
+    enum Kind: Sendable, Equatable {
+        case identifier(String)
+        case literal(ODataValue)
+        case openParen, closeParen, comma, slash, minus, dot
+        case end
+    }
+
+    var kind: Kind
+    var column: Int
+    /// The source text, for error messages.
+    var text: String
+}
+
+/// Splits an expression into tokens. Literals are parsed here by ``ODataLiteral`` so that `$filter`
+/// accepts exactly the literal forms keys do.
+///
+/// The lexer works on Unicode scalars, not Characters: a combining mark after a quote must not merge
+/// with it and hide the end of a string, and columns then count what people see in most editors.
+struct QueryLexer {
+    private let scalars: [Unicode.Scalar]
+    private let option: String
+    private var index = 0
+
+    /// The keywords that are literals wherever they appear; V2 reserves them.
+    private static let keywordLiterals: Set<String> = [
+        "null", "true", "false", "NaN", "NaNd", "NaND", "NaNf", "NaNF", "INF", "INFd", "INFD", "INFf", "INFF",
+    ]
+
+    static func tokenize(_ text: String, option: String) throws(ODataError) -> [QueryToken] {
+        var lexer = QueryLexer(scalars: Array(text.unicodeScalars), option: option)
+        var tokens: [QueryToken] = []
+        while true {
+            let token = try lexer.next()
+            tokens.append(token)
+            if token.kind == .end { return tokens }
+        }
+    }
+
+    private init(scalars: [Unicode.Scalar], option: String) {
+        self.scalars = scalars
+        self.option = option
+    }
+
+    private func scalar(at i: Int) -> Unicode.Scalar? { i < scalars.count ? scalars[i] : nil }
+
+    private func text(_ range: Range<Int>) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[range])
+        return String(view)
+    }
+
+    private mutating func next() throws(ODataError) -> QueryToken {
+        while let c = scalar(at: index), c == " " || c == "\t" || c == "\r" || c == "\n" { index += 1 }
+        let start = index
+        guard let c = scalar(at: index) else { return QueryToken(kind: .end, column: start + 1, text: "") }
+        let single: QueryToken.Kind? = switch c {
+        case "(": .openParen
+        case ")": .closeParen
+        case ",": .comma
+        case "/": .slash
+        case ".": .dot
+        default: nil
+        }
+        if let single {
+            index += 1
+            return QueryToken(kind: single, column: start + 1, text: String(c))
+        }
+        if c == "'" {
+            let end = try quotedEnd(from: start)
+            index = end
+            return QueryToken(kind: .literal(.string(unquote(start..<end))), column: start + 1, text: text(start..<end))
+        }
+        if Self.isDigit(c) || (c == "-" && scalar(at: index + 1).map(Self.isDigit) == true) || isNegativeInfinity(at: index) {
+            return try number(from: start)
+        }
+        if c == "-" {
+            index += 1
+            return QueryToken(kind: .minus, column: start + 1, text: "-")
+        }
+        if Self.isIdentifierStart(c) {
+            return try identifierOrPrefixedLiteral(from: start)
+        }
+        throw QuerySyntaxError.make(option, "unexpected character \(QuerySyntaxError.quoted(String(c)))", column: start + 1)
+    }
+
+    /// `-INF`, `-INFd`, `-INFf` as one literal, but not `-INFO` (the negation of a property).
+    private func isNegativeInfinity(at i: Int) -> Bool {
+        guard scalar(at: i) == "-", scalar(at: i + 1) == "I", scalar(at: i + 2) == "N", scalar(at: i + 3) == "F" else {
+            return false
+        }
+        var end = i + 4
+        if let s = scalar(at: end), "dDfF".unicodeScalars.contains(s) { end += 1 }
+        return scalar(at: end).map(Self.isIdentifierPart) != true
+    }
+
+    private mutating func number(from start: Int) throws(ODataError) -> QueryToken {
+        var i = start + 1
+        var literal = String(scalars[start])
+        while let c = scalar(at: i) {
+            let afterExponent = literal.last == "E" || literal.last == "e"
+            if c.isASCII && (Self.isIdentifierPart(c) || c == ".") {
+                literal.unicodeScalars.append(c)
+            } else if afterExponent && (c == "+" || c == "-") && scalar(at: i + 1).map(Self.isDigit) == true {
+                literal.unicodeScalars.append(c)
+            } else if afterExponent && c == " " && scalar(at: i + 1).map(Self.isDigit) == true {
+                // `1.5E+10` typed into a URL arrives as `1.5E 10` because query strings decode `+` as a
+                // space; a digit run ending in `E` has no other reading, so take the space as the `+`.
+                literal.unicodeScalars.append("+")
+            } else {
+                break
+            }
+            i += 1
+        }
+        index = i
+        do {
+            let value = try ODataLiteral.parse(literal)
+            return QueryToken(kind: .literal(value), column: start + 1, text: text(start..<i))
+        } catch {
+            throw QuerySyntaxError.literal(option, error, column: start + 1)
+        }
+    }
+
+    private mutating func identifierOrPrefixedLiteral(from start: Int) throws(ODataError) -> QueryToken {
+        var i = start + 1
+        while let c = scalar(at: i), Self.isIdentifierPart(c) { i += 1 }
+        let name = text(start..<i)
+        if scalar(at: i) == "'" {
+            let end = try quotedEnd(from: i)
+            index = end
+            let source = text(start..<end)
+            do {
+                return QueryToken(kind: .literal(try ODataLiteral.parse(source)), column: start + 1, text: source)
+            } catch {
+                throw QuerySyntaxError.literal(option, error, column: start + 1)
+            }
+        }
+        index = i
+        if Self.keywordLiterals.contains(name), let value = try? ODataLiteral.parse(name) {
+            return QueryToken(kind: .literal(value), column: start + 1, text: name)
+        }
+        return QueryToken(kind: .identifier(name), column: start + 1, text: name)
+    }
+
+    /// The index just past the quote that closes the string opening at `open`; `''` is an escaped quote.
+    private func quotedEnd(from open: Int) throws(ODataError) -> Int {
+        var i = open + 1
+        while let c = scalar(at: i) {
+            if c == "'" {
+                if scalar(at: i + 1) == "'" { i += 2; continue }
+                return i + 1
+            }
+            i += 1
+        }
+        throw QuerySyntaxError.make(option, "the string that starts here is not closed with a quote", column: open + 1,
+                                    hint: "write a quote inside a string twice, as in 'O''Brien'")
+    }
+
+    private func unquote(_ range: Range<Int>) -> String {
+        var view = String.UnicodeScalarView()
+        var i = range.lowerBound + 1
+        while i < range.upperBound - 1 {
+            view.append(scalars[i])
+            i += scalars[i] == "'" ? 2 : 1
+        }
+        return String(view)
+    }
+
+    static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+
+    static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool { c == "_" || c.properties.isAlphabetic }
+
+    static func isIdentifierPart(_ c: Unicode.Scalar) -> Bool {
+        isIdentifierStart(c) || c.properties.numericType != nil
+    }
+}

@@ -1,0 +1,96 @@
+/// Parsers for the text of each system query option, already percent-decoded.
+///
+/// ``QueryOptions/init(parsing:limits:)`` uses these for a whole query string; they are public for
+/// callers that hold one option's text. Every failure is a 400 whose message starts with the option
+/// and says where (1-based column into the given text) and what: `$filter: expected an operand after 'eq' at column 17`.
+public enum QueryOptionParser {
+    /// Parses a `$filter` expression.
+    public static func filter(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> QueryExpression {
+        var parser = try ExpressionParser(text, option: "$filter", limits: limits)
+        let expression = try parser.parseExpression()
+        guard parser.current.kind == .end else {
+            if parser.current.kind == .closeParen {
+                throw parser.error("unexpected ')'", hint: "no '(' is open here")
+            }
+            throw parser.unexpected(expecting: "expected an operator")
+        }
+        return expression
+    }
+
+    /// Parses `$orderby`: comma-separated expressions, each optionally followed by `asc` or `desc`.
+    /// The limits on depth and nodes apply to each key.
+    public static func orderBy(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> [OrderByItem] {
+        var items: [OrderByItem] = []
+        var parser = try ExpressionParser(text, option: "$orderby", limits: limits)
+        while true {
+            let expression = try parser.parseExpression()
+            var direction = SortDirection.ascending
+            if case .identifier(let word) = parser.current.kind {
+                guard let parsed = SortDirection(rawValue: word) else {
+                    throw parser.error("unknown direction \(QuerySyntaxError.quoted(word))", hint: "use asc or desc")
+                }
+                direction = parsed
+                parser.advance()
+            }
+            items.append(OrderByItem(expression, direction))
+            switch parser.current.kind {
+            case .end: return items
+            case .comma: parser.advance()
+            default:
+                throw parser.error("expected ',' or the end of $orderby, found \(QuerySyntaxError.quoted(parser.current.text))")
+            }
+        }
+    }
+
+    /// Parses `$top`: a non-negative integer no larger than ``QueryLimits/maxTop``.
+    public static func top(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> Int {
+        let value = try nonNegativeInteger(text, option: "$top")
+        guard let value, value <= limits.maxTop else {
+            throw .badRequest("$top: \(text) exceeds the maximum of \(limits.maxTop); page through the rest with $skip or the response's __next link")
+        }
+        return value
+    }
+
+    /// Parses `$skip`: a non-negative integer.
+    public static func skip(_ text: String) throws(ODataError) -> Int {
+        guard let value = try nonNegativeInteger(text, option: "$skip") else {
+            throw .badRequest("$skip: \(text) is too large")
+        }
+        return value
+    }
+
+    /// Digits only; nil when they do not fit in an `Int`.
+    private static func nonNegativeInteger(_ text: String, option: String) throws(ODataError) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw .badRequest("\(option): \(QuerySyntaxError.quoted(text)) is not a non-negative integer")
+        }
+        return Int(text)
+    }
+
+    /// Parses `$select`: `*`, properties, navigation properties, `Nav/prop`, `Nav/*`.
+    public static func select(_ text: String) throws(ODataError) -> [SelectItem] {
+        try PathListParser.parse(text, option: "$select", allowsWildcard: true).map {
+            SelectItem(PropertyPath($0.segments), isWildcard: $0.isWildcard)
+        }
+    }
+
+    /// Parses `$expand`: navigation paths such as `PersonCar/Car`, within the expand depth and width limits.
+    public static func expand(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> [PropertyPath] {
+        let items = try PathListParser.parse(text, option: "$expand", allowsWildcard: false)
+        guard items.count <= limits.maxExpandWidth else {
+            throw .badRequest("$expand: \(items.count) paths exceed the limit of \(limits.maxExpandWidth)")
+        }
+        for item in items where item.segments.count > limits.maxExpandDepth {
+            throw QuerySyntaxError.make("$expand", "the path \(QuerySyntaxError.quoted(item.segments.joined(separator: "/"))) is \(item.segments.count) levels deep, more than the limit of \(limits.maxExpandDepth),", column: item.column)
+        }
+        return items.map { PropertyPath($0.segments) }
+    }
+
+    /// Parses `$inlinecount`: `allpages` or `none`.
+    public static func inlineCount(_ text: String) throws(ODataError) -> InlineCount {
+        guard let value = InlineCount(rawValue: text) else {
+            throw .badRequest("$inlinecount: \(QuerySyntaxError.quoted(text)) is not allpages or none")
+        }
+        return value
+    }
+}

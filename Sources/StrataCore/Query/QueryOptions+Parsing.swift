@@ -1,0 +1,77 @@
+/// The system query options of OData V2, by their exact (lowercase) names.
+enum SystemQueryOption: String, CaseIterable {
+    case filter = "$filter"
+    case orderBy = "$orderby"
+    case top = "$top"
+    case skip = "$skip"
+    case select = "$select"
+    case expand = "$expand"
+    case inlineCount = "$inlinecount"
+    case skipToken = "$skiptoken"
+    case format = "$format"
+}
+
+extension QueryOptions {
+    /// Parses a raw, percent-encoded query string such as `$filter=lastName%20eq%20'Samson'&$top=5`
+    /// (a leading `?` is allowed; `+` means a space).
+    ///
+    /// Unknown `$` options, a system option given twice, a query string longer than
+    /// ``QueryLimits/maxQueryStringLength`` and any malformed option are 400s. Options whose names do
+    /// not start with `$` are kept in ``customOptions``.
+    public init(parsing queryString: some StringProtocol, limits: QueryLimits = .default) throws(ODataError) {
+        self.init()
+        var raw = Substring(queryString)
+        if raw.first == "?" { raw = raw.dropFirst() }
+        guard raw.utf8.count <= limits.maxQueryStringLength else {
+            throw .badRequest("The query string is \(raw.utf8.count) bytes long, more than the limit of \(limits.maxQueryStringLength)")
+        }
+        var seen: Set<SystemQueryOption> = []
+        for pair in raw.split(separator: "&") {
+            let equals = pair.firstIndex(of: "=")
+            let rawName = equals.map { pair[..<$0] } ?? pair
+            let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
+            guard let name = PercentEncoding.decode(rawName, plusAsSpace: true),
+                  let value = PercentEncoding.decode(rawValue, plusAsSpace: true) else {
+                throw .badRequest("The query option \(QuerySyntaxError.quoted(String(pair))) has an invalid percent escape; write % as %25")
+            }
+            guard name.hasPrefix("$") else {
+                guard !name.isEmpty else {
+                    throw .badRequest("The query string has a value without an option name: \(QuerySyntaxError.quoted(String(pair)))")
+                }
+                customOptions.append(CustomQueryOption(name: name, value: value))
+                continue
+            }
+            guard let option = SystemQueryOption(rawValue: name) else { throw Self.unknownOption(name) }
+            guard seen.insert(option).inserted else {
+                throw .badRequest("The query option \(name) appears more than once; give it once")
+            }
+            try apply(option, value, limits: limits)
+        }
+    }
+
+    private mutating func apply(_ option: SystemQueryOption, _ value: String, limits: QueryLimits) throws(ODataError) {
+        switch option {
+        case .filter: filter = try QueryOptionParser.filter(value, limits: limits)
+        case .orderBy: orderBy = try QueryOptionParser.orderBy(value, limits: limits)
+        case .top: top = try QueryOptionParser.top(value, limits: limits)
+        case .skip: skip = try QueryOptionParser.skip(value)
+        case .select: select = try QueryOptionParser.select(value)
+        case .expand: expand = try QueryOptionParser.expand(value, limits: limits)
+        case .inlineCount: inlineCount = try QueryOptionParser.inlineCount(value)
+        case .skipToken:
+            guard !value.isEmpty else { throw .badRequest("$skiptoken is empty; pass the token from the __next link unchanged") }
+            skipToken = value
+        case .format:
+            guard !value.isEmpty else { throw .badRequest("$format is empty; write $format=json") }
+            format = value
+        }
+    }
+
+    private static func unknownOption(_ name: String) -> ODataError {
+        if let known = SystemQueryOption(rawValue: name.lowercased()) {
+            return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); system query options are lowercase: \(known.rawValue)")
+        }
+        let names = SystemQueryOption.allCases.map(\.rawValue).joined(separator: ", ")
+        return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); OData V2 defines \(names)")
+    }
+}
