@@ -74,9 +74,10 @@ struct SQLCheckContext {
     mutating func check(_ statement: SQLSelectStatement, canRead: (String) -> Bool) throws(ODataError) -> SQLCheckedStatement {
         var joins: [SQLCheckedStatement.CheckedJoin] = []
         if let from = statement.from { try addSource(from, canRead: canRead) }
-        for join in statement.joins {
-            try addSource(join.table, canRead: canRead)
-            let scope = Scope(clause: .on, visibleSources: sources.count)
+        for join in statement.joins { try addSource(join.table, canRead: canRead) }
+        for (index, join) in statement.joins.enumerated() {
+            // The ON of the n-th join sees the FROM table and the joins up to and including its own.
+            let scope = Scope(clause: .on, visibleSources: index + 2)
             let condition = try requireCondition(try check(join.condition, scope), in: .on)
             joins.append(.init(kind: join.kind, condition: condition))
         }

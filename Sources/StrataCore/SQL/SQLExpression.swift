@@ -99,7 +99,8 @@ public struct SQLIdentifier: Sendable, Hashable, CustomStringConvertible {
         self.location = location
     }
 
-    public var description: String { isQuoted ? "\"\(name)\"" : name }
+    /// The name as it would be written: quoted (with inner quotes doubled) when it was quoted.
+    public var description: String { isQuoted ? SQLBinder.quote(name) : name }
 }
 
 /// One `WHEN condition THEN result` of a `CASE`.

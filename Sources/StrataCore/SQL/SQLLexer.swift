@@ -140,7 +140,12 @@ struct SQLLexer {
                                         hint: "close it with \(quote); write \(quote)\(quote) for a \(quote) inside")
             }
             if c == quote {
+                let closing = location
                 advance()
+                if quote == "'", text.hasSuffix("\\"), let next = peek(), next.isASCIIWordCharacter {
+                    throw SQLRefusal.syntax("a backslash does not escape a quote in SQL strings; this string ends here", at: closing,
+                                            hint: "write '' for a quote inside a string, as in 'it''s'")
+                }
                 guard peek() == quote else { return text }
                 advance()
                 text.unicodeScalars.append(quote)

@@ -7,7 +7,9 @@ public struct SQLLimits: Sendable, Hashable {
     /// Longest accepted query text, in UTF-8 bytes.
     public var maxLength: Int
     /// Deepest accepted nesting of expressions (parentheses, operators, function arguments).
-    /// Checking and emitting recurse over the tree, so this also bounds their stack use.
+    /// Parsing, checking and emitting recurse over the nesting, so this bounds their stack use:
+    /// debug builds first overflow a Swift Testing thread's stack between 400 and 800 levels of
+    /// parentheses, so the default of 48 leaves a wide margin for server threads too.
     public var maxDepth: Int
     /// Most expression nodes, table references and select items one query may have.
     public var maxNodes: Int
