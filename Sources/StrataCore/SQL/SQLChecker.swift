@@ -96,10 +96,10 @@ struct SQLCheckContext {
             try checkOrderItem(item, distinct: statement.distinct, columns: columns, selections: selections)
         }
         try checkGrouping(selections: selections, groupBy: groupBy, having: having, orderBy: orderBy, hasGroupBy: !statement.groupBy.isEmpty)
+        let limit = try statement.limit.map { (e: SQLExpression) throws(ODataError) in try rowCount(e, clause: "LIMIT") }
+        let offset = try statement.offset.map { (e: SQLExpression) throws(ODataError) in try rowCount(e, clause: "OFFSET") }
         return SQLCheckedStatement(
-            tables: sources.map(\.reference), columns: columns, parameters: usedParameters,
-            limit: try statement.limit.map { (e: SQLExpression) throws(ODataError) in try rowCount(e, clause: "LIMIT") },
-            offset: try statement.offset.map { (e: SQLExpression) throws(ODataError) in try rowCount(e, clause: "OFFSET") },
+            tables: sources.map(\.reference), columns: columns, parameters: usedParameters, limit: limit, offset: offset,
             distinct: statement.distinct, selections: selections, joins: joins, filter: filter,
             groupBy: groupBy, having: having, orderBy: orderBy)
     }
