@@ -8,6 +8,7 @@ import Foundation
 /// the select list structurally, and `UPPER(x) || $1` only matches `UPPER(x) || $1`, not `… || $3`.
 /// SQLite's `?` are positional, so there every value is bound where it appears.
 public struct SQLBinder: Sendable {
+    /// The database whose placeholder syntax the binder writes.
     public let dialect: SQLDialectKind
     /// The values bound so far, in placeholder order.
     public private(set) var binds: [ODataValue] = []
@@ -39,6 +40,7 @@ public struct SQLBinder: Sendable {
 
 /// SQL text with its bound values, ready for the database driver.
 public struct SQLEmittedQuery: Sendable, Hashable {
+    /// The statement text, with placeholders instead of values.
     public var sql: String
     /// The values for the placeholders, in order: `?` by position on SQLite, `$n` is `binds[n - 1]` on PostgreSQL.
     public var binds: [ODataValue]

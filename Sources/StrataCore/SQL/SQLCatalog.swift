@@ -32,6 +32,7 @@ public struct SQLCatalog: Sendable {
         }
     }
 
+    /// The tables in the order given.
     public private(set) var tables: [Table]
     private var exact: [String: Int]
     private var folded: [String: [Int]]

@@ -89,6 +89,7 @@ public struct SQLResultColumn: Sendable, Hashable {
     /// server can describe it as that field (key, size, read-only).
     public let source: Source?
 
+    /// A catalog column a result column comes from.
     public struct Source: Sendable, Hashable {
         public let table: String
         public let column: String

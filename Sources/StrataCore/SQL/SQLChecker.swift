@@ -11,6 +11,7 @@
 /// is refused; parameters given but not used are ignored, so a client may send one parameter set
 /// for several queries.
 public struct SQLChecker: Sendable {
+    /// The tables queries may name.
     public let catalog: SQLCatalog
 
     public init(catalog: SQLCatalog) {

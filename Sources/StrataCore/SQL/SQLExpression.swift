@@ -1,5 +1,6 @@
 /// An expression of Strata's client SQL dialect, as parsed: names are not resolved yet.
 public struct SQLExpression: Sendable, Hashable {
+    /// What the expression is, with its operands.
     public indirect enum Kind: Sendable, Hashable {
         /// `col`, `t.col`, `"Quoted Name"`.
         case column(SQLColumnName)
@@ -40,6 +41,7 @@ public struct SQLExpression: Sendable, Hashable {
         case countAll
     }
 
+    /// The expression's form and operands.
     public let kind: Kind
     /// Where the expression starts in the client's text.
     public let location: SQLSourceLocation
@@ -77,6 +79,7 @@ extension SQLExpression.Kind {
 
 /// A column reference as written: an optional table name or alias and the column name.
 public struct SQLColumnName: Sendable, Hashable {
+    /// The table name or alias before the dot, when there is one.
     public var qualifier: SQLIdentifier?
     public var name: SQLIdentifier
 
@@ -90,6 +93,7 @@ public struct SQLColumnName: Sendable, Hashable {
 /// spelling exactly first, then ignoring case when that finds exactly one.
 public struct SQLIdentifier: Sendable, Hashable, CustomStringConvertible {
     public var name: String
+    /// Whether the client wrote the name in double quotes, which makes it match exactly.
     public var isQuoted: Bool
     public var location: SQLSourceLocation
 
@@ -114,6 +118,7 @@ public struct SQLWhenClause: Sendable, Hashable {
     }
 }
 
+/// The arithmetic operators of the dialect.
 public enum SQLArithmeticOperator: String, Sendable, Hashable {
     case add = "+"
     case subtract = "-"
@@ -124,6 +129,7 @@ public enum SQLArithmeticOperator: String, Sendable, Hashable {
     case remainder = "%"
 }
 
+/// The comparison operators of the dialect.
 public enum SQLComparisonOperator: String, Sendable, Hashable {
     case equal = "="
     /// Written `<>` or `!=`; emitted as `<>`.

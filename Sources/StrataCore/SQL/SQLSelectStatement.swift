@@ -5,6 +5,7 @@ public struct SQLSelectStatement: Sendable, Hashable {
     /// The first table of `FROM`; nil for a query without `FROM` (`SELECT 1 + 1`).
     public var from: SQLTableName?
     public var joins: [SQLJoin]
+    /// The `WHERE` condition.
     public var filter: SQLExpression?
     public var groupBy: [SQLExpression]
     public var having: SQLExpression?
@@ -55,6 +56,7 @@ public struct SQLTableName: Sendable, Hashable {
 
 /// `[INNER] JOIN table ON condition` or `LEFT [OUTER] JOIN table ON condition`.
 public struct SQLJoin: Sendable, Hashable {
+    /// The join kinds of the dialect; the raw value is the SQL that introduces them.
     public enum Kind: String, Sendable, Hashable {
         case inner = "INNER JOIN"
         case left = "LEFT JOIN"
@@ -73,6 +75,7 @@ public struct SQLJoin: Sendable, Hashable {
 
 /// One `ORDER BY` entry.
 public struct SQLOrderItem: Sendable, Hashable {
+    /// An explicit placement of NULLs; the raw value is the SQL for it.
     public enum Nulls: String, Sendable, Hashable {
         case first = "NULLS FIRST"
         case last = "NULLS LAST"
