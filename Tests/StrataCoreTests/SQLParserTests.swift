@@ -116,6 +116,12 @@ import Testing
         }
     }
 
+    @Test func stringsMayFollowKeywordsWithoutSpace() throws {
+        let s = try SQLParser.parse("SELECT a FROM t WHERE a LIKE'J%'AND b IN('x')")
+        guard case .and(let terms)? = s.filter?.kind, case .like(_, let pattern, nil, false) = terms[0].kind else { Issue.record("tree"); return }
+        #expect(pattern.kind == .literal(.string("J%")))
+    }
+
     @Test func trailingSemicolonIsAcceptedOnce() throws {
         _ = try SQLParser.parse("SELECT a FROM t;")
         #expect(throws: ODataError.badRequest("only one statement is allowed, but ; follows ';' at line 1, column 17; send one SELECT per request, with nothing after the ';'", code: "SQLNotAllowed")) {

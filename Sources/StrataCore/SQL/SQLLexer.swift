@@ -87,7 +87,9 @@ struct SQLLexer {
             text.unicodeScalars.append(c)
             advance()
         }
-        if peek() == "'" {
+        // A quote right after a keyword (`LIKE'J%'`) is just a string; after any other word it would
+        // be a prefixed literal (E'…', X'…', DATE'…'), which the dialect does not have.
+        if peek() == "'", !SQLKeywords.reserved.contains(text.uppercased()) {
             let upper = text.uppercased()
             let kind = upper == "E" ? "E'…' escape strings" : upper == "X" ? "X'…' blob literals" : "prefixed string literals (\(text)'…')"
             throw SQLRefusal.notAllowed("\(kind) are not allowed", at: start, hint: "write a standard string literal '…' with quotes doubled, or use a :parameter")
