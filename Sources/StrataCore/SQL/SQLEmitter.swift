@@ -1,0 +1,211 @@
+extension SQLCheckedStatement {
+    /// Writes the statement as SQL for one database, with every literal and parameter bound.
+    ///
+    /// Identifiers are the catalog's names, double-quoted; tables are aliased `t1`, `t2`, … and
+    /// result columns `c1`, `c2`, …, so no text the client wrote appears in the SQL. Every operation
+    /// is parenthesized, so both databases evaluate the tree the parser built whatever their
+    /// precedence rules. ``SQLResultColumn/name`` gives each result column's name.
+    ///
+    /// - Parameter tableSource: the server's replacement for each table reference, typically a
+    ///   `SELECT` with the caller's row filter; nil reads the catalog tables directly.
+    public func emit(for dialect: SQLDialectKind, tableSource: SQLTableSourceProvider? = nil) throws(ODataError) -> SQLEmittedQuery {
+        var emitter = SQLEmitter(statement: self, binder: SQLBinder(dialect: dialect))
+        let sql = try emitter.statementSQL(tableSource: tableSource)
+        return SQLEmittedQuery(sql: sql, binds: emitter.binder.binds)
+    }
+}
+
+/// Writes a checked statement. Text is produced strictly left to right, so the order in which
+/// values are bound is the order of their `?` placeholders on SQLite.
+struct SQLEmitter {
+    let statement: SQLCheckedStatement
+    var binder: SQLBinder
+    var dialect: SQLDialectKind { binder.dialect }
+
+    mutating func statementSQL(tableSource: SQLTableSourceProvider?) throws(ODataError) -> String {
+        var sql = statement.distinct ? "SELECT DISTINCT " : "SELECT "
+        var items: [String] = []
+        for (index, selection) in statement.selections.enumerated() {
+            items.append(expression(selection, root: true) + " AS " + SQLBinder.quote("c\(index + 1)"))
+        }
+        sql += items.joined(separator: ", ")
+        for (index, table) in statement.tables.enumerated() {
+            let source = try tableSQL(table, tableSource)
+            if index == 0 {
+                sql += " FROM " + source
+            } else {
+                let join = statement.joins[index - 1]
+                sql += " \(join.kind.rawValue) \(source) ON " + expression(join.condition, root: true)
+            }
+        }
+        if let filter = statement.filter { sql += " WHERE " + expression(filter, root: true) }
+        if !statement.groupBy.isEmpty {
+            var keys: [String] = []
+            for key in statement.groupBy { keys.append(expression(key, root: true)) }
+            sql += " GROUP BY " + keys.joined(separator: ", ")
+        }
+        if let having = statement.having { sql += " HAVING " + expression(having, root: true) }
+        if !statement.orderBy.isEmpty {
+            var keys: [String] = []
+            for item in statement.orderBy {
+                let key: String
+                switch item.key {
+                case .position(let position): key = String(position)
+                case .expression(let e): key = expression(e, root: true)
+                }
+                keys.append(key + (item.descending ? " DESC " : " ASC ") + item.nulls.rawValue)
+            }
+            sql += " ORDER BY " + keys.joined(separator: ", ")
+        }
+        if let limit = statement.limit { sql += " LIMIT " + binder.placeholder(for: .int64(limit)) }
+        if let offset = statement.offset { sql += " OFFSET " + binder.placeholder(for: .int64(offset)) }
+        return sql
+    }
+
+    private mutating func tableSQL(_ table: SQLTableReference, _ tableSource: SQLTableSourceProvider?) throws(ODataError) -> String {
+        let alias = SQLBinder.quote(table.alias)
+        if let tableSource, let source = try tableSource(table, &binder) {
+            return "(\(source)) AS \(alias)"
+        }
+        return SQLBinder.quote(table.table) + " AS " + alias
+    }
+
+    // MARK: Expressions
+
+    /// An expression's SQL; operations are parenthesized unless they stand alone in a clause,
+    /// a select item, or a function argument.
+    mutating func expression(_ e: SQLTypedExpression, root: Bool = false) -> String {
+        let text = body(e)
+        return root || !Self.isOperation(e) ? text : "(" + text + ")"
+    }
+
+    private static func isOperation(_ e: SQLTypedExpression) -> Bool {
+        switch e.node {
+        case .column, .value, .caseWhen, .cast, .function, .countAll: return false
+        default: return true
+        }
+    }
+
+    private mutating func body(_ e: SQLTypedExpression) -> String {
+        switch e.node {
+        case .column(let source, let name):
+            return SQLBinder.quote(statement.tables[source].alias) + "." + SQLBinder.quote(name)
+        case .value(let value):
+            // NULL carries no client data, and an untyped bound NULL defeats PostgreSQL's type inference.
+            return value.isNull ? "NULL" : binder.placeholder(for: value)
+        case .negate(let operand):
+            return "-" + expression(operand)
+        case .not(let operand):
+            return "NOT " + expression(operand)
+        case .and(let terms):
+            return joined(terms, " AND ")
+        case .or(let terms):
+            return joined(terms, " OR ")
+        case .concat(let terms):
+            var parts: [String] = []
+            // PostgreSQL has no integer || integer, so numbers become text explicitly on both databases.
+            for term in terms { parts.append(term.type.map(\.isIntegral) == true ? "CAST(\(expression(term, root: true)) AS TEXT)" : expression(term)) }
+            return parts.joined(separator: " || ")
+        case .arithmetic(let op, let lhs, let rhs):
+            return arithmetic(op, lhs, rhs, resultType: e.type)
+        case .comparison(let op, let lhs, let rhs):
+            return expression(lhs) + " \(op.rawValue) " + expression(rhs)
+        case .isNull(let operand, let negated):
+            return expression(operand) + (negated ? " IS NOT NULL" : " IS NULL")
+        case .inList(let operand, let list, let negated):
+            let subject = expression(operand)
+            var items: [String] = []
+            for item in list { items.append(expression(item, root: true)) }
+            return subject + (negated ? " NOT IN (" : " IN (") + items.joined(separator: ", ") + ")"
+        case .between(let operand, let low, let high, let negated):
+            let subject = expression(operand), lowSQL = expression(low)
+            return subject + (negated ? " NOT BETWEEN " : " BETWEEN ") + lowSQL + " AND " + expression(high)
+        case .like(let operand, let pattern, let escape, let negated):
+            return like(operand, pattern, escape, negated: negated)
+        case .caseWhen(let operand, let whens, let otherwise):
+            var sql = "CASE"
+            if let operand { sql += " " + expression(operand, root: true) }
+            for index in stride(from: 0, to: whens.count, by: 2) {
+                let condition = expression(whens[index], root: true)
+                sql += " WHEN \(condition) THEN " + expression(whens[index + 1], root: true)
+            }
+            if let otherwise { sql += " ELSE " + expression(otherwise, root: true) }
+            return sql + " END"
+        case .cast(let operand, let target):
+            return cast(operand, to: target)
+        case .function(let function, let arguments, let distinct):
+            return call(function, arguments, distinct: distinct, resultType: e.type)
+        case .countAll:
+            return "COUNT(*)"
+        }
+    }
+
+    private mutating func joined(_ terms: [SQLTypedExpression], _ separator: String) -> String {
+        var parts: [String] = []
+        for term in terms { parts.append(expression(term)) }
+        return parts.joined(separator: separator)
+    }
+
+    /// Division and remainder by zero give NULL on both databases (PostgreSQL would fail the query).
+    /// Two integers divide truncating on both; when the result type has a fraction, SQLite gets a
+    /// REAL operand, because a `NUMERIC` column may store a whole value as an integer and SQLite
+    /// would then divide as integers where PostgreSQL does not.
+    private mutating func arithmetic(_ op: SQLArithmeticOperator, _ lhs: SQLTypedExpression, _ rhs: SQLTypedExpression, resultType: EDMPrimitiveType?) -> String {
+        switch op {
+        case .divide, .remainder:
+            let fractional = resultType.map { !$0.isIntegral } ?? false
+            let floating = lhs.type == .double || lhs.type == .single
+            let left = op == .divide && fractional && !floating && dialect == .sqlite ? "CAST(\(expression(lhs, root: true)) AS REAL)" : expression(lhs)
+            return left + " \(op.rawValue) NULLIF(\(expression(rhs, root: true)), 0)"
+        default:
+            let left = expression(lhs)
+            return left + " \(op.rawValue) " + expression(rhs)
+        }
+    }
+
+    /// LIKE is case-sensitive on both databases and has no escape character unless ESCAPE names one.
+    ///
+    /// PostgreSQL's LIKE is case-sensitive but treats `\` as an escape by default, so it gets
+    /// `ESCAPE ''`. SQLite's LIKE ignores the case of ASCII letters, so on SQLite both sides go
+    /// through ``caseSensitiveForSQLiteLike(_:)`` unless the pattern is a constant without ASCII
+    /// letters, where ignoring case changes nothing.
+    private mutating func like(_ operand: SQLTypedExpression, _ pattern: SQLTypedExpression, _ escape: SQLTypedExpression?, negated: Bool) -> String {
+        let keyword = negated ? " NOT LIKE " : " LIKE "
+        switch dialect {
+        case .postgres:
+            let sql = expression(operand) + keyword + expression(pattern)
+            return sql + " ESCAPE " + (escape.map { expression($0, root: true) } ?? "''")
+        case .sqlite:
+            var needsCase = true
+            if case .value(.string(let text)) = pattern.node, !text.unicodeScalars.contains(where: \.isASCIILetter) { needsCase = false }
+            if case .value(.null) = pattern.node { needsCase = false }
+            let subject = needsCase ? Self.caseSensitiveForSQLiteLike(expression(operand, root: true)) : expression(operand)
+            let patternSQL = needsCase ? Self.caseSensitiveForSQLiteLike(expression(pattern, root: true)) : expression(pattern)
+            return subject + keyword + patternSQL + (escape.map { " ESCAPE " + expression($0, root: true) } ?? "")
+        }
+    }
+
+    /// Wraps SQLite text so that its LIKE compares letters case-sensitively without a PRAGMA or GLOB.
+    ///
+    /// SQLite's LIKE folds only ASCII letters, and compares every other character exactly. Each
+    /// upper-case ASCII letter is replaced, in both subject and pattern, by a code point above
+    /// U+10FFFF (`U+110000` for `A` … `U+110019` for `Z`, four UTF-8 bytes built from a blob). Such
+    /// code points never occur in valid UTF-8 text, SQLite's LIKE reads them as one character each,
+    /// and they do not fold, so `A` only matches `A`, `a` only matches `a`, and `_` still matches
+    /// one character. Text that SQLite stores as valid UTF-8 (all text Strata writes) is matched
+    /// exactly as PostgreSQL's LIKE matches it.
+    static func caseSensitiveForSQLiteLike(_ sql: String) -> String {
+        var result = sql
+        for (offset, letter) in "ABCDEFGHIJKLMNOPQRSTUVWXYZ".enumerated() {
+            let codePoint = 0x110000 + offset
+            let bytes = [0xF0 | (codePoint >> 18), 0x80 | ((codePoint >> 12) & 0x3F), 0x80 | ((codePoint >> 6) & 0x3F), 0x80 | (codePoint & 0x3F)]
+            let hex = bytes.map { String($0, radix: 16, uppercase: true) }.joined()
+            result = "replace(\(result), '\(letter)', CAST(X'\(hex)' AS TEXT))"
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+}
