@@ -33,12 +33,12 @@ struct CollectionReader: Sendable {
     func chunkQuery(limit: Int, offset: Int, after position: [ODataValue]?) -> SelectQuery {
         var chunk = query
         for (index, key) in sortKeys.enumerated() {
-            chunk.items.append(SelectItem(expression: key.expression, alias: "s\(index)"))
+            chunk.items.append(SelectColumn(expression: key.expression, alias: "s\(index)"))
         }
         if let position {
             chunk.filter(KeysetContinuation.after(position, keys: sortKeys))
         }
-        chunk.orderBy = sortKeys.map { OrderItem(expression: $0.expression, descending: $0.descending) }
+        chunk.orderBy = sortKeys.map { OrderTerm(expression: $0.expression, descending: $0.descending) }
         chunk.limit = limit
         chunk.offset = offset
         return chunk

@@ -145,7 +145,7 @@ struct ReadOperation: Sendable {
 
     private func count() async throws -> Int {
         var query = planner.plan(path, columns: [])
-        query.items = [SelectItem(expression: .template([.text("COUNT(*)")]), alias: nil)]
+        query.items = [SelectColumn(expression: .template([.text("COUNT(*)")]), alias: nil)]
         let statement = SQLRenderer.render(query, dialect: service.dialect)
         let result = try await service.database.read { try await $0.query(statement, types: [.int64]) }
         return Int(result.rows.first?.first?.integerValue ?? 0)
@@ -157,7 +157,7 @@ struct ReadOperation: Sendable {
         guard path.steps.count > 1 else { return }
         let parentSteps = path.steps.dropLast()
         var query = planner.plan(steps: parentSteps, columns: [])
-        query.items = [SelectItem(expression: .template([.text("1")]), alias: nil)]
+        query.items = [SelectColumn(expression: .template([.text("1")]), alias: nil)]
         query.limit = 1
         let statement = SQLRenderer.render(query, dialect: service.dialect)
         let result = try await service.database.read { try await $0.query(statement) }

@@ -18,7 +18,7 @@ struct PathPlanner {
     func plan(steps: ArraySlice<ResolvedPath.Step>, columns: [EntityProperty]) -> SelectQuery {
         let target = steps[steps.endIndex - 1]
         var query = SelectQuery(
-            items: columns.map { SelectItem(expression: .column(alias: Self.targetAlias, name: $0.name), alias: nil) },
+            items: columns.map { SelectColumn(expression: .column(alias: Self.targetAlias, name: $0.name), alias: nil) },
             from: storage.table(target.set.name), alias: Self.targetAlias)
         if let key = target.key {
             query.filter(keyPredicate(alias: Self.targetAlias, type: target.type, values: key))
@@ -30,7 +30,7 @@ struct PathPlanner {
         while index > steps.startIndex, let navigation = child.via {
             let parent = steps[index - 1]
             let parentAlias = "p\(hop)"
-            let on = SQLExpression.and(navigation.joinColumns.map { pair in
+            let on = SQLTerm.and(navigation.joinColumns.map { pair in
                 // `navigation` belongs to the parent: local columns are the parent's, remote the child's.
                 .equals(.column(alias: parentAlias, name: pair.local), .column(alias: childAlias, name: pair.remote))
             })
@@ -46,7 +46,7 @@ struct PathPlanner {
         return query
     }
 
-    func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLExpression {
+    func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLTerm {
         .and(zip(type.keyNames, values).map { .equals(.column(alias: alias, name: $0), .value($1)) })
     }
 }

@@ -3,7 +3,7 @@ import StrataCore
 /// One expression a collection is ordered by. A collection's sort keys always end with the entity
 /// key, so the order is total and a position in it can be named by the values of its sort keys.
 struct SortKey: Sendable {
-    var expression: SQLExpression
+    var expression: SQLTerm
     var descending: Bool
     /// The EDM type of the expression's values, used to read continuation tokens back.
     var type: EDMPrimitiveType?
@@ -14,10 +14,10 @@ struct SortKey: Sendable {
 /// on every page and stays correct while rows are inserted or deleted.
 enum KeysetContinuation {
     /// Nulls sort first ascending and last descending (OData's rule, rendered as NULLS FIRST/LAST).
-    static func after(_ values: [ODataValue], keys: [SortKey]) -> SQLExpression {
-        var alternatives: [SQLExpression] = []
+    static func after(_ values: [ODataValue], keys: [SortKey]) -> SQLTerm {
+        var alternatives: [SQLTerm] = []
         for index in keys.indices {
-            var terms: [SQLExpression] = []
+            var terms: [SQLTerm] = []
             for earlier in 0..<index {
                 terms.append(equal(keys[earlier].expression, values[earlier]))
             }
@@ -28,12 +28,12 @@ enum KeysetContinuation {
         return .or(alternatives)
     }
 
-    private static func equal(_ expression: SQLExpression, _ value: ODataValue) -> SQLExpression {
+    private static func equal(_ expression: SQLTerm, _ value: ODataValue) -> SQLTerm {
         value.isNull ? .isNull(expression, negated: false) : .equals(expression, .value(value))
     }
 
     /// Rows strictly after `value` in this key's direction; nil when none can be (after the last null descending).
-    private static func beyond(_ key: SortKey, _ value: ODataValue) -> SQLExpression? {
+    private static func beyond(_ key: SortKey, _ value: ODataValue) -> SQLTerm? {
         switch (key.descending, value.isNull) {
         case (false, true): return .isNull(key.expression, negated: true)
         case (false, false): return .binary(.greater, key.expression, .value(value))

@@ -16,7 +16,7 @@ struct SQLRenderer {
         return SQLStatement(renderer.text, binds: renderer.binds)
     }
 
-    static func render(_ expression: SQLExpression, dialect: SQLDialect) -> SQLStatement {
+    static func render(_ expression: SQLTerm, dialect: SQLDialect) -> SQLStatement {
         var renderer = SQLRenderer(dialect: dialect)
         renderer.append(expression)
         return SQLStatement(renderer.text, binds: renderer.binds)
@@ -86,7 +86,7 @@ struct SQLRenderer {
         }
     }
 
-    mutating func append(_ expression: SQLExpression) {
+    mutating func append(_ expression: SQLTerm) {
         switch expression {
         case .column(let alias, let name):
             if let alias {
@@ -143,7 +143,7 @@ struct SQLRenderer {
         }
     }
 
-    private mutating func appendJoined(_ terms: [SQLExpression], separator: String, empty: String) {
+    private mutating func appendJoined(_ terms: [SQLTerm], separator: String, empty: String) {
         guard !terms.isEmpty else {
             text += empty
             return

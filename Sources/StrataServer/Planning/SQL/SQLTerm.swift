@@ -9,28 +9,28 @@ struct TableName: Sendable, Hashable {
 /// A SQL expression tree. Its text comes only from catalog identifiers (`column`, `TableName`) and
 /// compile-time constants (`StaticString` in operators and templates); every value is a bound parameter.
 /// That makes "no SQL text from request input" a property of the types, not of care.
-indirect enum SQLExpression: Sendable {
+indirect enum SQLTerm: Sendable {
     /// `"alias"."column"`; the alias is one the planner made (`t0`, `t1`), the column a catalog name.
     case column(alias: String?, name: String)
     /// A bound parameter.
     case value(ODataValue)
     /// The keyword NULL (never bound, so PostgreSQL needs no type for it).
     case null
-    case binary(SQLOperator, SQLExpression, SQLExpression)
-    case not(SQLExpression)
-    case isNull(SQLExpression, negated: Bool)
-    case and([SQLExpression])
-    case or([SQLExpression])
-    case inList(SQLExpression, [SQLExpression])
+    case binary(SQLOperator, SQLTerm, SQLTerm)
+    case not(SQLTerm)
+    case isNull(SQLTerm, negated: Bool)
+    case and([SQLTerm])
+    case or([SQLTerm])
+    case inList(SQLTerm, [SQLTerm])
     case exists(SelectQuery)
     /// Fixed SQL text around sub-expressions, for functions and casts whose spelling differs per dialect.
     case template([SQLTemplatePiece])
 
-    static let alwaysTrue = SQLExpression.template([.text("1 = 1")])
-    static let alwaysFalse = SQLExpression.template([.text("1 = 0")])
+    static let alwaysTrue = SQLTerm.template([.text("1 = 1")])
+    static let alwaysFalse = SQLTerm.template([.text("1 = 0")])
 
     /// `fn(arg, arg…)` for a function name fixed in code.
-    static func call(_ name: StaticString, _ arguments: [SQLExpression]) -> SQLExpression {
+    static func call(_ name: StaticString, _ arguments: [SQLTerm]) -> SQLTerm {
         var pieces: [SQLTemplatePiece] = [.text(name), .text("(")]
         for (index, argument) in arguments.enumerated() {
             if index > 0 { pieces.append(.text(", ")) }
@@ -40,12 +40,12 @@ indirect enum SQLExpression: Sendable {
         return .template(pieces)
     }
 
-    static func equals(_ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression { .binary(.equal, lhs, rhs) }
+    static func equals(_ lhs: SQLTerm, _ rhs: SQLTerm) -> SQLTerm { .binary(.equal, lhs, rhs) }
 }
 
 enum SQLTemplatePiece: Sendable {
     case text(StaticString)
-    case expression(SQLExpression)
+    case expression(SQLTerm)
 }
 
 /// Binary operators whose spelling is the same in SQLite and PostgreSQL.
@@ -72,13 +72,13 @@ enum SQLOperator: Sendable {
 }
 
 /// An item of a SELECT list: an expression with an optional alias chosen by the planner.
-struct SelectItem: Sendable {
-    var expression: SQLExpression
+struct SelectColumn: Sendable {
+    var expression: SQLTerm
     var alias: String?
 }
 
-struct OrderItem: Sendable {
-    var expression: SQLExpression
+struct OrderTerm: Sendable {
+    var expression: SQLTerm
     var descending: Bool
 }
 
@@ -91,29 +91,29 @@ struct JoinClause: Sendable {
     var kind: Kind
     var table: TableName
     var alias: String
-    var on: SQLExpression
+    var on: SQLTerm
 }
 
 /// A SELECT statement over catalog tables.
 struct SelectQuery: Sendable {
-    var items: [SelectItem]
+    var items: [SelectColumn]
     var table: TableName
     var alias: String
     var joins: [JoinClause] = []
-    var predicate: SQLExpression?
-    var orderBy: [OrderItem] = []
+    var predicate: SQLTerm?
+    var orderBy: [OrderTerm] = []
     var limit: Int?
     var offset: Int?
     var distinct = false
 
-    init(items: [SelectItem], from table: TableName, alias: String) {
+    init(items: [SelectColumn], from table: TableName, alias: String) {
         self.items = items
         self.table = table
         self.alias = alias
     }
 
     /// Adds a condition with AND.
-    mutating func filter(_ condition: SQLExpression) {
+    mutating func filter(_ condition: SQLTerm) {
         if let existing = predicate {
             if case .and(var terms) = existing {
                 terms.append(condition)
