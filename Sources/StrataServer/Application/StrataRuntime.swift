@@ -14,9 +14,13 @@ final class StrataRuntime: Sendable {
     let system: SystemDatabase
     let metrics: StrataMetrics
     let logger: Logger
+    /// Who may do what; open until accounts and grants exist.
+    let accessPolicy: any AccessPolicy
     private let services = NIOLockedValueBox<[String: ODataService]>([:])
 
-    init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger) {
+    init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
+         accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
+        self.accessPolicy = accessPolicy
         self.configuration = configuration
         self.store = store
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)

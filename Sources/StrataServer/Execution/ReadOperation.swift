@@ -6,15 +6,31 @@ import StrataCore
 /// Answers a GET for a resolved path: collections stream, single entities, properties, raw values,
 /// counts and links.
 struct ReadOperation: Sendable {
-    let service: ODataService
-    let url: ODataRequestURL
+    let call: ODataCall
     let path: ResolvedPath
     let options: ReadOptions
-    let version: ODataVersion
-    /// `http://host:port/service/`
-    let serviceRoot: String
-    let pageSize: Int
-    let isHead: Bool
+
+    init(call: ODataCall, path: ResolvedPath) throws {
+        self.call = call
+        self.path = path
+        self.options = try ReadOptions(call.url, version: call.version)
+        if case .rawValue = path.terminal {} else if case .count = path.terminal {} else {
+            try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: options.format)
+        }
+    }
+
+    private init(call: ODataCall, path: ResolvedPath, options: ReadOptions) {
+        self.call = call
+        self.path = path
+        self.options = options
+    }
+
+    private var service: ODataService { call.service }
+    private var url: ODataRequestURL { call.url }
+    private var version: ODataVersion { call.version }
+    private var serviceRoot: String { call.serviceRoot }
+    private var pageSize: Int { call.runtime.configuration.pageSize }
+    private var isHead: Bool { call.isHead }
 
     private var planner: PathPlanner { PathPlanner(storage: service.storage) }
     private var serializer: EntitySerializer { EntitySerializer(serviceRoot: serviceRoot, version: version) }
@@ -227,8 +243,7 @@ struct ReadOperation: Sendable {
             writer.endObject()
         }
         if !linkPath.target.isCollection {
-            let operation = ReadOperation(service: service, url: url, path: linkPath, options: options, version: version,
-                                          serviceRoot: serviceRoot, pageSize: pageSize, isHead: isHead)
+            let operation = ReadOperation(call: call, path: linkPath, options: options)
             guard let row = try await operation.fetchOne(columns: keyColumns) else {
                 try await operation.requireParent()
                 throw ODataError.notFound(operation.missingMessage())
@@ -245,8 +260,7 @@ struct ReadOperation: Sendable {
             SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type)
         }
         let reader = CollectionReader(database: service.database, query: query, sortKeys: sortKeys, columnTypes: keyColumns.map(\.type))
-        let operation = ReadOperation(service: service, url: url, path: linkPath, options: options, version: version,
-                                      serviceRoot: serviceRoot, pageSize: pageSize, isHead: isHead)
+        let operation = ReadOperation(call: call, path: linkPath, options: options)
         var limits = PageLimits(top: options.top, skip: options.skip ?? 0, pageSize: version >= .v2 ? pageSize : nil)
         if let token = options.skipToken {
             limits.continuation = try KeysetContinuation.values(fromToken: token, keys: sortKeys)
