@@ -16,6 +16,8 @@ public struct StrataConfiguration: Sendable {
     public var publicBaseURL: String?
     /// Rows per response before a collection continues with `__next` (server-driven paging).
     public var pageSize: Int
+    /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
+    public var maxBodySize: Int
     public var logLevel: Logger.Level
 
     public init(
@@ -26,6 +28,7 @@ public struct StrataConfiguration: Sendable {
         demo: Bool = false,
         publicBaseURL: String? = nil,
         pageSize: Int = 1000,
+        maxBodySize: Int = 16 * 1024 * 1024,
         logLevel: Logger.Level = .info
     ) {
         self.host = host
@@ -35,6 +38,7 @@ public struct StrataConfiguration: Sendable {
         self.demo = demo
         self.publicBaseURL = publicBaseURL
         self.pageSize = pageSize
+        self.maxBodySize = maxBodySize
         self.logLevel = logLevel
     }
 }

@@ -135,12 +135,14 @@ struct ReadOperation: Sendable {
             try await requireParent()
             throw ODataError.notFound(missingMessage())
         }
+        let etag = EntityTag.of(type: target.type, columns: columns, row: row)
+        if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("d")
         serializer.write(EntityRow(values: row), shape: EntityShape(set: target.set, type: target.type, properties: columns), into: &writer)
         writer.endObject()
-        return ODataResponse.json(writer.bytes, version: version, headRequest: isHead)
+        return ODataResponse.json(writer.bytes, version: version, headRequest: isHead, extraHeaders: etag.map { [.eTag: $0.headerValue] } ?? [:])
     }
 
     private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {
