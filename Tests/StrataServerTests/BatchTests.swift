@@ -88,8 +88,10 @@ struct BatchAnswer {
                 let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 if pair.count == 2 { headers[pair[0].lowercased()] = pair[1] }
             }
-            var body = sections.dropFirst(2).joined(separator: "\r\n\r\n")
-            if body.hasSuffix("\r\n") { body.removeLast(2) }
+            // Content-Length says where the body ends ("\r\n" is one Character, so count bytes).
+            let rest = Array(sections.dropFirst(2).joined(separator: "\r\n\r\n").utf8)
+            let length = headers["content-length"].flatMap { Int($0) } ?? rest.count
+            let body = String(decoding: rest.prefix(length), as: UTF8.self)
             parts.append(Part(status: status, headers: headers, body: body, inChangeSet: inChangeSet))
         }
     }
