@@ -182,14 +182,14 @@ struct BatchTests {
             let answer = try BatchAnswer(response)
             #expect(answer.parts.count == 1000)
             #expect(answer.parts.allSatisfy { $0.status == 201 && $0.inChangeSet })
-            #expect(try await client.count("/ledger/Counters") == 1001)
+            #expect(try await client.count("/ledger/Counters") == 1002)
 
             // The same 1,000 again plus one duplicate at the end: nothing is kept.
             var failing = (0..<1000).map { BatchBody.Change(method: "POST", url: "Counters", body: #"{"name":"d\#($0)"}"#) }
             failing.append(.init(method: "POST", url: "Counters", body: #"{"name":"hits"}"#))
             let refused = try BatchAnswer(try await client.batch(BatchBody(items: [.changeSet(failing)]), service: "ledger"))
             #expect(refused.parts.map(\.status) == [409])
-            #expect(try await client.count("/ledger/Counters") == 1001)
+            #expect(try await client.count("/ledger/Counters") == 1002)
         }
     }
 

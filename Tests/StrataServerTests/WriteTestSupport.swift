@@ -25,6 +25,7 @@ enum LedgerService {
             );
             CREATE TABLE "Notes" ("text" VARCHAR(50) NOT NULL, "stamp" INTEGER NOT NULL);
             INSERT INTO "Counters" ("counterID", "name", "value") VALUES (1, 'hits', 0);
+            INSERT INTO "Counters" ("counterID", "name", "value") VALUES (2, 'big', 500);
             INSERT INTO "Notes" ("text", "stamp") VALUES ('first', 1);
             """]
     }

@@ -37,7 +37,7 @@ struct EntityWriter: Sendable {
         var query = SelectQuery(items: [SelectColumn(expression: .template([.text("1")]), alias: nil)],
                                 from: service.storage.table(set.name), alias: PathPlanner.targetAlias)
         query.filter(planner.keyPredicate(alias: PathPlanner.targetAlias, type: type, values: key))
-        try RowFilter.restrict(&query, to: access, action: action, table: set.name)
+        RowFilter.restrict(&query, to: access, set: set, type: type, storage: service.storage)
         query.limit = 1
         return try await !connection.query(SQLRenderer.render(query, dialect: dialect)).rows.isEmpty
     }
