@@ -193,6 +193,30 @@ struct BatchTests {
         }
     }
 
+    @Test("Lenient clients: LF line endings, absolute URLs, If-Match and X-HTTP-Method inside a change set", arguments: Backend.allCases)
+    func lenient(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let tag = try #require(try await client.get("/cardealer/Person(1)").headers[.eTag])
+            let body = BatchBody(items: [
+                .changeSet([
+                    .init(method: "POST", url: "http://localhost/cardealer/Person(1)", body: #"{"ssn":"lf"}"#,
+                          headers: ["X-HTTP-Method: MERGE", "If-Match: \(tag)"]),
+                    .init(method: "MERGE", url: "Person(2)", body: #"{"ssn":"lf"}"#, headers: ["If-Match: \"stale\""]),
+                ]),
+                .changeSet([
+                    .init(method: "POST", url: "http://localhost/cardealer/Person(1)", body: #"{"ssn":"lf"}"#,
+                          headers: ["X-HTTP-Method: MERGE", "If-Match: \(tag)"]),
+                ]),
+                .query("/cardealer/Person(1)"),
+            ])
+            let text = body.text.replacingOccurrences(of: "\r\n", with: "\n")
+            let response = try await client.send(.post, "/cardealer/$batch", headers: [.contentType: body.contentType], body: text)
+            let answer = try BatchAnswer(response)
+            #expect(answer.parts.map(\.status) == [412, 204, 200])
+            #expect(answer.parts[2].json?["d"]["ssn"]?.stringValue == "lf")
+        }
+    }
+
     @Test("Malformed batches are refused with 400; operations out of place are refused per part", arguments: Backend.allCases)
     func malformed(_ backend: Backend) async throws {
         try await withServer(backend) { client in

@@ -51,6 +51,19 @@ struct WriteValidationTests {
         }
     }
 
+    @Test("A body that is not JSON by its Content-Type is refused with 415", arguments: Backend.allCases)
+    func mediaType(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let atom = #"<entry xmlns="http://www.w3.org/2005/Atom"><content/></entry>"#
+            try await client.expectRefused(.unsupportedMediaType, unchanged: Self.people) {
+                try await client.send(.post, "/cardealer/Person", headers: [.contentType: "application/atom+xml;type=entry"], body: atom)
+            }
+            let json = try await client.send(.post, "/cardealer/Person", headers: [.contentType: "application/json;odata=verbose"],
+                                             body: #"{"firstName":"Ann","lastName":"Lee"}"#)
+            #expect(json.status == .created)
+        }
+    }
+
     @Test("A body over the configured limit is refused with 413", arguments: Backend.allCases)
     func tooLarge(_ backend: Backend) async throws {
         try await withServer(backend, configure: { $0.maxBodySize = 1024 }) { client in

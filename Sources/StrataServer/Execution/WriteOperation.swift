@@ -34,6 +34,7 @@ struct WriteOperation: Sendable {
             throw ODataError.methodNotAllowed("\(target.set.name) is read-only (\(reason)); it cannot be changed through the service.")
         }
         let method = call.method
+        try requireJSONBody()
         switch path.terminal {
         case .entities:
             if target.isCollection {
@@ -63,6 +64,17 @@ struct WriteOperation: Sendable {
     }
 
     // MARK: Shared checks
+
+    /// Bodies are JSON (verbose or bare); an Atom or XML body is refused with 415 rather than
+    /// misread. A raw `$value` body may have any type.
+    private func requireJSONBody() throws(ODataError) {
+        guard !body.isEmpty, let contentType = call.headers[.contentType]?.lowercased() else { return }
+        if case .rawValue = path.terminal { return }
+        let mediaType = contentType.split(separator: ";").first.map { String($0).trimmingWhitespace() } ?? ""
+        guard mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/plain" else {
+            throw .unsupportedMediaType("Strata reads request bodies as JSON (Content-Type: application/json), not \(mediaType.prefix(60)).")
+        }
+    }
 
     /// The `If-Match` condition; 428 when the service requires one for changes and none was sent.
     func ifMatchCondition() throws(ODataError) -> EntityTagCondition? {
