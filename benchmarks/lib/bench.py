@@ -1,0 +1,859 @@
+#!/usr/bin/env python3
+"""Scenarios of benchmarks/run: capture, measure, report. Standard library only.
+
+    bench.py capture   fetch every scenario once from every target; keep Strata's bodies for the ceiling
+    bench.py measure   load each target with wrk (or time single requests) and write measure.json
+    bench.py report    merge measurements, micro-benchmarks and the machine into results; print the table
+
+Targets and settings come from the environment that benchmarks/run sets (BENCH_*). Every target is
+measured in the same run on the same machine; results are ratios, not absolute claims.
+"""
+
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+ENV = os.environ
+RUN_DIR = ENV.get("BENCH_RUN_DIR", "benchmarks/.work/run")
+BODIES = os.path.join(RUN_DIR, "bodies")
+LIB = os.path.dirname(os.path.abspath(__file__))
+
+TARGETS = {
+    "strata_sqlite": {"label": "Strata SQLite", "url": ENV.get("BENCH_SQLITE_URL"), "pid": ENV.get("BENCH_SQLITE_PID")},
+    "strata_pg": {"label": "Strata PostgreSQL", "url": ENV.get("BENCH_PG_URL"), "pid": ENV.get("BENCH_PG_PID")},
+    "ceiling": {"label": "ceiling", "url": ENV.get("BENCH_CEILING_URL"), "pid": ENV.get("BENCH_CEILING_PID")},
+    "datasette": {"label": "Datasette", "url": ENV.get("BENCH_DATASETTE_URL"), "pid": ENV.get("BENCH_DATASETTE_PID")},
+}
+STRATA = ["strata_sqlite", "strata_pg"]
+
+WRK_THREADS = int(ENV.get("BENCH_WRK_THREADS", "1"))
+CONNECTIONS = int(ENV.get("BENCH_CONNECTIONS", "16"))
+DURATION = int(ENV.get("BENCH_DURATION", "5"))
+WARMUP = int(ENV.get("BENCH_WARMUP", "1"))
+REPEAT = int(ENV.get("BENCH_REPEAT", "3"))
+SCALE = int(ENV.get("BENCH_SCALE", "100000"))
+KEY = SCALE // 2
+
+V1 = {"MaxDataServiceVersion": "1.0"}
+
+
+def q(text):
+    """Percent-encodes a query value (spaces, quotes) the way a client would."""
+    return urllib.parse.quote(text, safe="$,()/=*")
+
+
+DATASETTE_PAGE = "_shape=array&_nocount=1&_nofacet=1"
+EXPAND_SQL = (
+    "select p.personID, p.firstName, p.lastName, p.ssn, p.createDate, pc.personCarID, pc.createStamp as ownedSince, "
+    "c.carID, c.make, c.model, c.manufactureDate, c.createStamp "
+    "from (select * from Person order by personID limit 1000) p "
+    "left join PersonCar pc on pc.personID = p.personID left join Car c on c.carID = pc.carID "
+    "order by p.personID, pc.personCarID")
+CLIENT_SQL = ('SELECT "personID", "firstName", "lastName" FROM "Person" WHERE "lastName" >= :name '
+              'ORDER BY "lastName", "personID" LIMIT 100')
+
+# Each scenario: what every target is asked. `strata` paths apply to both Strata targets; `datasette` is
+# the closest request its JSON API allows (None: it has none); `ceiling` serves Strata SQLite's body.
+SCENARIOS = [
+    {"id": "get_by_key", "title": "GET one entity by key", "kind": "wrk",
+     "strata": f"/cardealer/Person({KEY})",
+     "datasette": f"/cardealer/Person/{KEY}.json?_shape=array",
+     "note": "Datasette: its row page as a JSON array"},
+    {"id": "page_100", "title": "GET a 100-row page", "kind": "wrk",
+     "strata": "/cardealer/Person?$top=100",
+     "datasette": f"/cardealer/Person.json?{DATASETTE_PAGE}&_size=100"},
+    {"id": "filter_indexed", "title": "$filter+$orderby, indexed column", "kind": "wrk",
+     "strata": "/cardealer/Person?$filter=" + q("lastName ge 'M'") + "&$orderby=lastName&$top=100",
+     "datasette": f"/cardealer/Person.json?{DATASETTE_PAGE}&_size=100&lastName__gte=M&_sort=lastName",
+     "note": "index IX_Person_lastName (lastName, personID)"},
+    {"id": "filter_unindexed", "title": "$filter+$orderby, column without index", "kind": "wrk",
+     "strata": "/cardealer/Person?$filter=" + q("firstName ge 'M'") + "&$orderby=firstName&$top=100",
+     "datasette": f"/cardealer/Person.json?{DATASETTE_PAGE}&_size=100&firstName__gte=M&_sort=firstName"},
+    {"id": "expand_2_levels", "title": "$expand 2 levels, 1,000 parents", "kind": "wrk",
+     "strata": "/cardealer/Person?$top=1000&$expand=PersonCar/Car",
+     "datasette": "/cardealer.json?_shape=array&sql=" + urllib.parse.quote(EXPAND_SQL),
+     "note": "Datasette: the same rows as one flat SQL join (no nesting)"},
+    {"id": "stream_100k", "title": "stream all 100k rows", "kind": "stream",
+     "strata": "/cardealer/Person", "headers": V1,
+     "datasette": f"/cardealer/Person.json?{DATASETTE_PAGE}&_size=1000",
+     "datasette_csv": "/cardealer/Person.csv?_stream=on&_size=max",
+     "note": "Strata: one response (OData 1.0 has no server paging); Datasette: JSON pages of 1,000 rows following its Link header"},
+    {"id": "post_single", "title": "POST one entity", "kind": "wrk", "method": "POST",
+     "strata": "/cardealer/Person",
+     "body": '{"firstName":"Ann","lastName":"Lee","ssn":"123456789"}',
+     "datasette": None, "note": "Datasette 0.65 has no write API"},
+    {"id": "batch_1000", "title": "$batch of 1,000 inserts", "kind": "batch",
+     "strata": "/cardealer/$batch", "datasette": None},
+    {"id": "auth_get", "title": "GET by key with a bearer token", "kind": "wrk", "needs": "auth",
+     "strata": f"/cardealer/Person({KEY})", "datasette": None},
+    {"id": "datatable_fetch", "title": "data-table fetch, 100 rows", "kind": "wrk", "needs": "datatables",
+     "strata": "/cardealer/$tables/Person?$top=100",
+     "datasette": f"/cardealer/Person.json?{DATASETTE_PAGE}&_size=100"},
+    {"id": "sql_query", "title": "$sql query, 100 rows", "kind": "wrk", "method": "POST", "needs": "sql",
+     "strata": "/cardealer/$sql",
+     "body": json.dumps({"sql": CLIENT_SQL, "parameters": {"name": "M"}}),
+     "datasette": "/cardealer.json?_shape=array&name=M&sql=" + urllib.parse.quote(CLIENT_SQL.replace('"', ""))},
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# HTTP helpers
+# ----------------------------------------------------------------------------------------------
+
+def split(url):
+    parsed = urllib.parse.urlsplit(url)
+    return parsed.hostname, parsed.port or 80
+
+
+def request(base, path, method="GET", body=None, headers=None, timeout=120):
+    host, port = split(base)
+    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    all_headers = {"Accept": "application/json"}
+    all_headers.update(headers or {})
+    if body is not None and "Content-Type" not in all_headers:
+        all_headers["Content-Type"] = "application/json"
+    connection.request(method, path, body=body.encode() if isinstance(body, str) else body, headers=all_headers)
+    response = connection.getresponse()
+    data = response.read()
+    result = (response.status, dict(response.getheaders()), data)
+    connection.close()
+    return result
+
+
+def metric_total(base, name="strata_sql_statements_total"):
+    status, _, data = request(base, "/metrics", headers={"Accept": "text/plain"})
+    if status != 200:
+        return None
+    total = 0.0
+    for line in data.decode().splitlines():
+        if line.startswith(name) and not line.startswith("#"):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def live(target):
+    return bool(TARGETS[target]["url"])
+
+
+def feature_available(feature):
+    """Probes a running Strata for a feature that is landing on main (issues 6 and 8)."""
+    base = TARGETS["strata_sqlite"]["url"]
+    if feature == "auth":
+        return all(TOKEN.get(t) for t in STRATA if live(t))
+    if feature == "datatables":
+        status, _, _ = request(base, "/cardealer/$tables/Person?$top=1")
+        return status == 200
+    if feature == "sql":
+        status, _, _ = request(base, "/cardealer/$sql", "POST", json.dumps({"sql": 'SELECT "personID" FROM "Person" LIMIT 1'}))
+        return status == 200
+    return True
+
+
+TOKEN = {}
+AUTH_NOTE = {}
+
+
+def load_token():
+    path = os.path.join(RUN_DIR, "tokens.json")
+    if os.path.exists(path):
+        TOKEN.update(json.load(open(path)))
+
+
+def prepare_auth():
+    """Creates an account with the CLI of issue 6 and signs in on each Strata target; notes why not otherwise."""
+    strata = ENV.get("BENCH_STRATA_BIN")
+    password = "bench-" + str(os.getpid()) + "-password"
+    locations = {"strata_sqlite": ["--data", ENV.get("BENCH_SQLITE_DATA", "")],
+                 "strata_pg": ["--database", ENV.get("BENCH_PG_DATABASE", "")]}
+    tokens = {}
+    for target in STRATA:
+        if not live(target):
+            continue
+        base = TARGETS[target]["url"]
+        status, _, _ = request(base, "/auth/token", "POST", json.dumps({"username": "x", "password": "y"}))
+        if status == 404:
+            AUTH_NOTE["why"] = "POST /auth/token answers 404"
+            return
+        added = subprocess.run([strata, "user", "add", "bench", "--role", "reader", "--password-stdin"] + locations[target],
+                               input=password + "\n", capture_output=True, text=True)
+        if added.returncode != 0:
+            AUTH_NOTE["why"] = "strata user add failed: " + (added.stderr or added.stdout).strip()[:200]
+            return
+        status, _, data = request(base, "/auth/token", "POST", json.dumps({"username": "bench", "password": password}))
+        if status != 200:
+            AUTH_NOTE["why"] = f"POST /auth/token answered {status}: {data[:200]!r}"
+            return
+        tokens[target] = json.loads(data)["access_token"]
+    TOKEN.update(tokens)
+    with open(os.path.join(RUN_DIR, "tokens.json"), "w") as f:
+        json.dump(tokens, f)
+
+
+def scenario_headers(scenario, target):
+    headers = dict(scenario.get("headers", {}))
+    if scenario.get("needs") == "auth" and target in STRATA:
+        headers["Authorization"] = "Bearer " + TOKEN[target]
+    return headers
+
+
+def target_path(scenario, target):
+    if target in STRATA:
+        return scenario["strata"]
+    if target == "ceiling":
+        return "/" + scenario["id"]
+    return scenario.get("datasette")
+
+
+# ----------------------------------------------------------------------------------------------
+# capture
+# ----------------------------------------------------------------------------------------------
+
+def capture():
+    os.makedirs(BODIES, exist_ok=True)
+    try:
+        prepare_auth()
+    except Exception as error:  # a feature still landing must not stop the run
+        AUTH_NOTE["why"] = f"{type(error).__name__}: {error}"
+    found = {}
+    for scenario in SCENARIOS:
+        entry = {}
+        needs = scenario.get("needs")
+        if needs and not feature_available(needs):
+            found[scenario["id"]] = {"skipped": skip_note(needs)}
+            print(f"  {scenario['id']}: skipped ({skip_note(needs)})")
+            continue
+        if scenario["kind"] == "batch":
+            found[scenario["id"]] = {}
+            continue
+        for target in ["strata_sqlite", "strata_pg", "datasette"]:
+            path = target_path(scenario, target)
+            if not live(target) or path is None:
+                continue
+            method = scenario.get("method", "GET")
+            status, headers, data = request(TARGETS[target]["url"], path, method, scenario.get("body"), scenario_headers(scenario, target))
+            if scenario["id"] == "post_single" and status == 201:
+                # Keep the table at SCALE rows for the reads: the entity created here goes again.
+                location = urllib.parse.urlsplit(headers.get("Location") or headers.get("location") or "").path
+                deleted, _, _ = request(TARGETS[target]["url"], location, "DELETE") if location else (None, None, None)
+                if deleted != 204:
+                    print(f"  warning: could not delete {location} after capturing the POST answer ({deleted})")
+            entry[target] = {"status": status, "bytes": len(data)}
+            if target == "strata_sqlite":
+                with open(os.path.join(BODIES, scenario["id"]), "wb") as f:
+                    f.write(data)
+            print(f"  {scenario['id']:<18} {TARGETS[target]['label']:<18} {status} {len(data):>10} bytes")
+        found[scenario["id"]] = entry
+    with open(os.path.join(RUN_DIR, "capture.json"), "w") as f:
+        json.dump(found, f, indent=1)
+
+
+def skip_note(feature):
+    return {
+        "auth": "accounts and tokens (issue 6) are not on main yet: " + AUTH_NOTE.get("why", "no token could be had"),
+        "datatables": "GET /{service}/$tables (issue 8) is not on main yet",
+        "sql": "POST /{service}/$sql (issue 8) is not on main yet",
+    }.get(feature, feature + " is not available")
+
+
+# ----------------------------------------------------------------------------------------------
+# wrk
+# ----------------------------------------------------------------------------------------------
+
+def parse_duration(text):
+    match = re.match(r"([\d.]+)(us|ms|s|m)", text)
+    if not match:
+        return None
+    value, unit = float(match.group(1)), match.group(2)
+    return value * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
+
+
+def wrk(url, seconds, headers=None, method="GET", body=None):
+    command = ["wrk", "-t", str(WRK_THREADS), "-c", str(CONNECTIONS), "-d", f"{seconds}s", "--latency", "--timeout", "10s"]
+    env = dict(os.environ)
+    for name, value in (headers or {}).items():
+        command += ["-H", f"{name}: {value}"]
+    if method != "GET" or body is not None:
+        body_file = os.path.join(RUN_DIR, "wrk-body")
+        with open(body_file, "w") as f:
+            f.write(body or "")
+        env.update({"WRK_METHOD": method, "WRK_BODY_FILE": body_file})
+        command += ["-s", os.path.join(LIB, "request.lua")]
+    command.append(url)
+    output = subprocess.run(command, capture_output=True, text=True, env=env).stdout
+    result = {"rps": None, "p50_ms": None, "p99_ms": None, "errors": 0, "requests": 0}
+    for line in output.splitlines():
+        line = line.strip()
+        if line.startswith("Requests/sec:"):
+            result["rps"] = float(line.split()[1])
+        elif line.startswith("50%"):
+            result["p50_ms"] = parse_duration(line.split()[1])
+        elif line.startswith("99%"):
+            result["p99_ms"] = parse_duration(line.split()[1])
+        elif line.startswith("Non-2xx or 3xx responses:"):
+            result["errors"] += int(line.split(":")[1])
+        elif line.startswith("Socket errors:"):
+            result["errors"] += sum(int(n) for n in re.findall(r"\d+", line))
+        elif re.match(r"^\d+ requests in", line):
+            result["requests"] = int(line.split()[0])
+    if result["rps"] is None:
+        result["raw"] = output[-2000:]
+    return result
+
+
+def measure_wrk(scenario, target):
+    path = target_path(scenario, target)
+    url = TARGETS[target]["url"] + path
+    headers = scenario_headers(scenario, target)
+    method = scenario.get("method", "GET")
+    body = scenario.get("body") if method != "GET" else None
+    if WARMUP > 0:
+        wrk(url, WARMUP, headers, method, body)
+    runs = [wrk(url, DURATION, headers, method, body) for _ in range(REPEAT)]
+    rates = [r["rps"] for r in runs if r["rps"] is not None]
+    summary = {
+        "rps": statistics.median(rates) if rates else None,
+        "p50_ms": median_of(runs, "p50_ms"),
+        "p99_ms": median_of(runs, "p99_ms"),
+        "errors": sum(r["errors"] for r in runs),
+        "runs": [r["rps"] for r in runs],
+    }
+    raw = [r.get("raw") for r in runs if r.get("raw")]
+    if raw:
+        summary["raw"] = raw[0]
+    return summary
+
+
+def median_of(runs, key):
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+# ----------------------------------------------------------------------------------------------
+# streaming: time to first byte, rows/s, peak RSS growth of the server
+# ----------------------------------------------------------------------------------------------
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class RSSSampler:
+    """Samples a process's resident memory every few milliseconds while a download runs."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.baseline = rss_kib(pid) if pid else None
+        self.peak = self.baseline
+        self.running = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while self.running:
+            value = rss_kib(self.pid)
+            if value is not None and (self.peak is None or value > self.peak):
+                self.peak = value
+            time.sleep(0.005)
+
+    def __enter__(self):
+        if self.pid:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        if self.pid:
+            self.thread.join()
+
+    @property
+    def growth_mb(self):
+        if self.baseline is None or self.peak is None:
+            return None
+        return (self.peak - self.baseline) / 1024.0
+
+
+def curl_download(url, headers):
+    command = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{time_starttransfer} %{time_total} %{size_download}"]
+    for name, value in headers.items():
+        command += ["-H", f"{name}: {value}"]
+    command.append(url)
+    out = subprocess.run(command, capture_output=True, text=True).stdout.split()
+    return {"status": int(out[0]), "ttfb_s": float(out[1]), "total_s": float(out[2]), "bytes": int(out[3])}
+
+
+def datasette_json_pages(base, path):
+    """Follows Datasette's `Link: <…>; rel="next"` headers over one keep-alive connection."""
+    host, port = split(base)
+    connection = http.client.HTTPConnection(host, port, timeout=120)
+    started = time.perf_counter()
+    ttfb = None
+    rows = 0
+    size = 0
+    pages = 0
+    while path:
+        connection.request("GET", path, headers={"Accept": "application/json"})
+        response = connection.getresponse()
+        if ttfb is None:
+            ttfb = time.perf_counter() - started
+        data = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"Datasette answered {response.status} for {path}")
+        size += len(data)
+        pages += 1
+        rows += len(json.loads(data))
+        link = response.getheader("Link") or ""
+        match = re.search(r'<([^>]+)>;\s*rel="next"', link)
+        path = None
+        if match:
+            parsed = urllib.parse.urlsplit(match.group(1))
+            path = parsed.path + ("?" + parsed.query if parsed.query else "")
+    total = time.perf_counter() - started
+    connection.close()
+    return {"status": 200, "ttfb_s": ttfb, "total_s": total, "bytes": size, "rows": rows, "pages": pages}
+
+
+def count_rows_v1(data):
+    document = json.loads(data)
+    d = document.get("d")
+    return len(d) if isinstance(d, list) else len(d.get("results", []))
+
+
+def measure_stream(scenario, target):
+    base = TARGETS[target]["url"]
+    pid = TARGETS[target]["pid"]
+    runs = []
+    for _ in range(REPEAT):
+        with RSSSampler(pid) as sampler:
+            if target == "datasette":
+                run = datasette_json_pages(base, scenario["datasette"])
+            else:
+                run = curl_download(base + target_path(scenario, target), scenario_headers(scenario, target))
+                run["rows"] = SCALE
+        run["rss_growth_mb"] = sampler.growth_mb
+        run["rows_per_s"] = run["rows"] / run["total_s"] if run["total_s"] else None
+        runs.append(run)
+    summary = {
+        "rows_per_s": median_of(runs, "rows_per_s"),
+        "ttfb_ms": statistics.median([r["ttfb_s"] * 1000 for r in runs]),
+        "total_s": median_of(runs, "total_s"),
+        "bytes": runs[0]["bytes"],
+        "rows": runs[0]["rows"],
+        "status": runs[0]["status"],
+        "rss_growth_mb": max([r["rss_growth_mb"] for r in runs if r["rss_growth_mb"] is not None], default=None),
+        "runs": [r["rows_per_s"] for r in runs],
+    }
+    if target == "datasette":
+        summary["pages"] = runs[0]["pages"]
+        csv_runs = []
+        for _ in range(REPEAT):
+            with RSSSampler(pid) as sampler:
+                run = curl_download(base + scenario["datasette_csv"], {})
+            run["rss_growth_mb"] = sampler.growth_mb
+            csv_runs.append(run)
+        summary["csv_stream"] = {
+            "rows_per_s": statistics.median([SCALE / r["total_s"] for r in csv_runs]),
+            "ttfb_ms": statistics.median([r["ttfb_s"] * 1000 for r in csv_runs]),
+            "bytes": csv_runs[0]["bytes"],
+            "rss_growth_mb": max([r["rss_growth_mb"] for r in csv_runs if r["rss_growth_mb"] is not None], default=None),
+        }
+    return summary
+
+
+# ----------------------------------------------------------------------------------------------
+# $batch of 1,000 inserts
+# ----------------------------------------------------------------------------------------------
+
+def batch_body(count, run):
+    boundary = f"batch_bench_{run}"
+    changeset = f"changeset_bench_{run}"
+    parts = [f"--{boundary}\r\nContent-Type: multipart/mixed; boundary={changeset}\r\n\r\n"]
+    for n in range(count):
+        body = json.dumps({"firstName": "Batch", "lastName": f"Insert{n}", "ssn": None})
+        parts.append(
+            f"--{changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n"
+            f"Content-ID: {n + 1}\r\n\r\nPOST Person HTTP/1.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body.encode())}\r\n\r\n{body}\r\n")
+    parts.append(f"--{changeset}--\r\n--{boundary}--\r\n")
+    return "".join(parts), f"multipart/mixed; boundary={boundary}"
+
+
+def measure_batch(scenario, target):
+    base = TARGETS[target]["url"]
+    times = []
+    statuses = set()
+    created = None
+    for run in range(max(REPEAT, 3) + 1):
+        body, content_type = batch_body(1000, run)
+        started = time.perf_counter()
+        status, _, data = request(base, scenario["strata"], "POST", body, {"Content-Type": content_type})
+        elapsed = time.perf_counter() - started
+        statuses.add(status)
+        created = data.decode(errors="replace").count("201 Created")
+        if run > 0:  # the first batch warms up
+            times.append(elapsed)
+    return {"batch_ms": statistics.median(times) * 1000, "status": sorted(statuses), "created_per_batch": created,
+            "runs": [t * 1000 for t in times]}
+
+
+# ----------------------------------------------------------------------------------------------
+# measure
+# ----------------------------------------------------------------------------------------------
+
+def measure():
+    load_token()
+    captured = json.load(open(os.path.join(RUN_DIR, "capture.json")))
+    results = {}
+    # Reads first, writes last: the writes add rows to Person.
+    for scenario in SCENARIOS:
+        sid = scenario["id"]
+        if "skipped" in captured.get(sid, {}):
+            results[sid] = {"skipped": captured[sid]["skipped"]}
+            continue
+        entry = {}
+        for target in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
+            if not live(target) or target_path(scenario, target) is None:
+                continue
+            if target == "ceiling" and scenario["kind"] == "batch":
+                continue
+            if target == "ceiling" and not os.path.exists(os.path.join(BODIES, sid)):
+                continue
+            started = time.time()
+            if scenario["kind"] == "wrk":
+                result = measure_wrk(scenario, target)
+            elif scenario["kind"] == "stream":
+                result = measure_stream(scenario, target)
+            else:
+                result = measure_batch(scenario, target)
+            result["bytes"] = result.get("bytes") or captured.get(sid, {}).get(target, {}).get("bytes")
+            entry[target] = result
+            print(f"  {sid:<18} {TARGETS[target]['label']:<18} {headline(scenario, result):<40} ({time.time() - started:.0f} s)", flush=True)
+        if scenario["id"] == "expand_2_levels":
+            entry["statements"] = {}
+            for target in STRATA:
+                if live(target):
+                    entry["statements"][target] = statements_for(TARGETS[target]["url"], scenario["strata"])
+            print(f"  {sid:<18} SQL statements per request: {entry['statements']}")
+        results[sid] = entry
+    with open(os.path.join(RUN_DIR, "measure.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+def statements_for(base, path):
+    before = metric_total(base)
+    status, _, _ = request(base, path)
+    after = metric_total(base)
+    if before is None or after is None or status != 200:
+        return None
+    return int(after - before)
+
+
+def headline(scenario, result):
+    if scenario["kind"] == "wrk":
+        if result.get("rps") is None:
+            return "no result: " + (result.get("raw") or "")[:60].replace("\n", " ")
+        return f"{result['rps']:.0f} req/s, p99 {result['p99_ms'] or 0:.1f} ms, errors {result['errors']}"
+    if scenario["kind"] == "stream":
+        return f"{result['rows_per_s']:.0f} rows/s, TTFB {result['ttfb_ms']:.1f} ms, RSS +{result['rss_growth_mb'] or 0:.1f} MB"
+    return f"{result['batch_ms']:.0f} ms per batch, status {result['status']}"
+
+
+# ----------------------------------------------------------------------------------------------
+# report
+# ----------------------------------------------------------------------------------------------
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt_ratio(value):
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def fmt_num(value, unit=""):
+    if value is None:
+        return "—"
+    if value >= 100:
+        return f"{value:,.0f}{unit}"
+    return f"{value:.1f}{unit}"
+
+
+def main_value(scenario, result):
+    if result is None:
+        return None
+    if scenario["kind"] == "wrk":
+        return result.get("rps")
+    if scenario["kind"] == "stream":
+        return result.get("rows_per_s")
+    return result.get("batch_ms")
+
+
+def load_micro():
+    path = os.path.join(RUN_DIR, "micro.json")
+    if not os.path.exists(path):
+        return None
+    return json.load(open(path))
+
+
+def report():
+    measured = json.load(open(os.path.join(RUN_DIR, "measure.json")))
+    machine = json.load(open(os.path.join(RUN_DIR, "machine.json")))
+    micro = load_micro()
+    rows = []
+    for scenario in SCENARIOS:
+        sid = scenario["id"]
+        entry = measured.get(sid, {})
+        if "skipped" in entry:
+            rows.append({"id": sid, "title": scenario["title"], "skipped": entry["skipped"]})
+            continue
+        unit = {"wrk": "req/s", "stream": "rows/s", "batch": "ms/batch"}[scenario["kind"]]
+        values = {t: main_value(scenario, entry.get(t)) for t in TARGETS}
+        row = {"id": sid, "title": scenario["title"], "unit": unit, "values": values, "results": entry,
+               "note": scenario.get("note")}
+        if scenario["kind"] != "batch":
+            row["ratios"] = {
+                "sqlite_vs_ceiling": ratio(values["strata_sqlite"], values["ceiling"]),
+                "pg_vs_ceiling": ratio(values["strata_pg"], values["ceiling"]),
+                "sqlite_vs_datasette": ratio(values["strata_sqlite"], values["datasette"]),
+                "pg_vs_datasette": ratio(values["strata_pg"], values["datasette"]),
+            }
+        rows.append(row)
+    targets = evaluate_targets(measured, micro)
+    results = {
+        "machine": machine,
+        "settings": {"connections": CONNECTIONS, "wrk_threads": WRK_THREADS, "duration_s": DURATION, "warmup_s": WARMUP,
+                     "repeat": REPEAT, "scale": SCALE, "statistic": "median of the repeats"},
+        "scenarios": rows,
+        "micro": micro,
+        "targets": targets,
+    }
+    out = ENV.get("BENCH_RESULTS", "benchmarks/results/latest.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(results, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    markdown = render_markdown(results)
+    with open(os.path.join(os.path.dirname(out), "latest.md"), "w") as f:
+        f.write(markdown)
+    print()
+    print(markdown)
+    readme = ENV.get("BENCH_UPDATE_README")
+    if readme:
+        update_readme(readme, markdown)
+
+
+def evaluate_targets(measured, micro):
+    def value(sid, target, key):
+        return (measured.get(sid, {}).get(target) or {}).get(key)
+
+    checks = []
+    get_sqlite = value("get_by_key", "strata_sqlite", "rps")
+    get_pg = value("get_by_key", "strata_pg", "rps")
+    checks.append(check("GET by key ≥ 0.6× the ceiling (SQLite)", ratio(get_sqlite, value("get_by_key", "ceiling", "rps")), 0.6))
+    checks.append(check("GET by key ≥ 0.6× the ceiling (PostgreSQL)", ratio(get_pg, value("get_by_key", "ceiling", "rps")), 0.6))
+    checks.append(check("GET by key ≥ 5× Datasette (SQLite)", ratio(get_sqlite, value("get_by_key", "datasette", "rps")), 5))
+    for target, label in [("strata_sqlite", "SQLite"), ("strata_pg", "PostgreSQL")]:
+        growth = value("stream_100k", target, "rss_growth_mb")
+        checks.append(check(f"100k-row stream: peak RSS growth < 20 MB ({label})", growth, 20, below=True, unit=" MB"))
+    checks.append(check("100k-row stream ≥ 3× Datasette's rows/s (SQLite)",
+                        ratio(value("stream_100k", "strata_sqlite", "rows_per_s"), value("stream_100k", "datasette", "rows_per_s")), 3))
+    statements = measured.get("expand_2_levels", {}).get("statements", {})
+    for target, label in [("strata_sqlite", "SQLite"), ("strata_pg", "PostgreSQL")]:
+        checks.append(check(f"$expand 2 levels over 1,000 parents ≤ 3 SQL statements ({label})", statements.get(target), 3,
+                            below=True, inclusive=True, unit=" statements"))
+    checks.append(check("POST single ≥ 0.3× GET by key (SQLite)", ratio(value("post_single", "strata_sqlite", "rps"), get_sqlite), 0.3))
+    checks.append(check("POST single ≥ 0.3× GET by key (PostgreSQL, for reference)", ratio(value("post_single", "strata_pg", "rps"), get_pg), 0.3))
+    decode = None
+    if micro:
+        decode = (micro.get("benchmarks", {}).get("Client decode 1000 rows") or {}).get("values_per_s")
+    checks.append(check("Client decode ≥ 500k values/s", decode, 500_000, unit=" values/s"))
+    return checks
+
+
+def check(name, measured, limit, below=False, inclusive=False, unit="×"):
+    if measured is None:
+        met = None
+    elif below:
+        met = measured <= limit if inclusive else measured < limit
+    else:
+        met = measured >= limit
+    return {"target": name, "measured": measured, "limit": limit, "met": met, "unit": unit}
+
+
+def render_markdown(results):
+    machine = results["machine"]
+    s = results["settings"]
+    lines = []
+    lines.append(f"Run of {machine.get('date')} on {machine.get('cpu')} ({machine.get('nproc')} cores, "
+                 f"{machine.get('memory')} memory), load average before measuring {machine.get('load_before')}, "
+                 f"after {machine.get('load_after')}; commit {machine.get('commit')}.")
+    lines.append(f"wrk: {s['wrk_threads']} thread(s), {s['connections']} connections, {s['duration_s']} s after a "
+                 f"{s['warmup_s']} s warm-up, median of {s['repeat']} runs; data: `strata demo-data --scale {s['scale']}`.")
+    lines.append("")
+    lines.append("| scenario | unit | Strata SQLite | Strata PostgreSQL | ceiling | Datasette | SQLite ÷ ceiling | SQLite ÷ Datasette | PostgreSQL ÷ ceiling | PostgreSQL ÷ Datasette |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in results["scenarios"]:
+        if "skipped" in row:
+            lines.append(f"| {row['title']} | | skipped: {row['skipped']} | | | | | | | |")
+            continue
+        v = row["values"]
+        r = row.get("ratios", {})
+        lines.append(
+            f"| {row['title']} | {row['unit']} | {fmt_num(v['strata_sqlite'])} | {fmt_num(v['strata_pg'])} | "
+            f"{fmt_num(v['ceiling'])} | {fmt_num(v['datasette'])} | {fmt_ratio(r.get('sqlite_vs_ceiling'))} | "
+            f"{fmt_ratio(r.get('sqlite_vs_datasette'))} | {fmt_ratio(r.get('pg_vs_ceiling'))} | {fmt_ratio(r.get('pg_vs_datasette'))} |")
+    lines.append("")
+    details = []
+    for row in results["scenarios"]:
+        if "skipped" in row:
+            continue
+        res = row["results"]
+        if row["id"] == "stream_100k":
+            for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
+                x = res.get(t)
+                if x:
+                    details.append(f"- stream, {TARGETS[t]['label']}: time to first byte {x['ttfb_ms']:.1f} ms, "
+                                   f"{x['bytes'] / 1e6:.1f} MB in {x['total_s']:.2f} s, peak RSS growth "
+                                   f"{'—' if x.get('rss_growth_mb') is None else format(x['rss_growth_mb'], '.1f') + ' MB'}")
+            csv = (res.get("datasette") or {}).get("csv_stream")
+            if csv:
+                details.append(f"- stream, Datasette CSV (`_stream=on`, its one-response export): {csv['rows_per_s']:,.0f} rows/s, "
+                               f"time to first byte {csv['ttfb_ms']:.1f} ms, peak RSS growth {csv['rss_growth_mb'] or 0:.1f} MB")
+        if row["id"] == "expand_2_levels":
+            st = res.get("statements", {})
+            details.append(f"- $expand: SQL statements per request (from /metrics): SQLite {st.get('strata_sqlite')}, "
+                           f"PostgreSQL {st.get('strata_pg')}")
+        if row["id"] == "batch_1000":
+            for t in STRATA:
+                x = res.get(t)
+                if x:
+                    details.append(f"- $batch, {TARGETS[t]['label']}: {x['batch_ms']:.0f} ms per batch of 1,000 inserts "
+                                   f"({1000 / x['batch_ms'] * 1000:,.0f} inserts/s), status {x['status']}, "
+                                   f"{x['created_per_batch']} × 201 per batch")
+        sizes = []
+        for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
+            x = res.get(t)
+            if isinstance(x, dict) and x.get("bytes") and row["id"] != "stream_100k":
+                sizes.append(f"{TARGETS[t]['label']} {x['bytes']:,} B")
+            if isinstance(x, dict) and x.get("errors"):
+                details.append(f"- {row['title']}, {TARGETS[t]['label']}: {x['errors']} failed requests")
+        if sizes:
+            details.append(f"- {row['title']}: response sizes {', '.join(sizes)}" + (f"; {row['note']}" if row.get("note") else ""))
+    lines.extend(details)
+    micro = results.get("micro")
+    if micro and micro.get("benchmarks"):
+        lines.append("")
+        lines.append("| micro-benchmark (ordo-one/benchmark, median) | time per iteration | throughput | allocations per iteration |")
+        lines.append("|---|---:|---:|---:|")
+        for name, b in micro["benchmarks"].items():
+            extra = f" ({b['values_per_s']:,.0f} values/s)" if b.get("values_per_s") else ""
+            lines.append(f"| {name} | {fmt_time(b.get('wall_ns'))} | {fmt_num(b.get('per_s'))}/s{extra} | {fmt_num(b.get('mallocs'))} |")
+    elif micro and micro.get("skipped"):
+        lines.append("")
+        lines.append(f"Micro-benchmarks: skipped ({micro['skipped']}).")
+    lines.append("")
+    lines.append("| target | measured | met |")
+    lines.append("|---|---:|:---:|")
+    for c in results["targets"]:
+        m = c["measured"]
+        shown = "—" if m is None else (f"{m:.2f}{c['unit']}" if c["unit"] == "×" else f"{m:,.1f}{c['unit']}")
+        lines.append(f"| {c['target']} | {shown} | {'yes' if c['met'] else ('no' if c['met'] is False else 'not measured')} |")
+    return "\n".join(lines) + "\n"
+
+
+def fmt_time(ns):
+    if ns is None:
+        return "—"
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.1f} µs"
+    return f"{ns:.0f} ns"
+
+
+def update_readme(path, markdown):
+    text = open(path).read()
+    begin, end = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+    if begin not in text or end not in text:
+        print(f"{path} has no {begin} … {end} markers; not updated")
+        return
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + markdown + end + tail)
+    print(f"Updated the Performance section of {path}")
+
+
+# ----------------------------------------------------------------------------------------------
+# micro-benchmarks: ordo-one/benchmark's JMH export → micro.json
+# ----------------------------------------------------------------------------------------------
+
+# Values (properties) handled per iteration, for values/s.
+MICRO_VALUES = {"Client decode 1000 rows": 5000, "Serialize 100 rows": 500}
+
+
+def micro(paths):
+    benchmarks = {}
+    for path in paths:
+        for element in json.load(open(path)):
+            name = element["benchmark"].rsplit(".", 1)[-1].replace("_", " ")
+            primary = element["primaryMetric"]
+            secondary = element.get("secondaryMetrics", {})
+
+            def p50(metric):
+                return metric["scorePercentiles"].get("50.0") if metric else None
+
+            per_s = p50(primary)
+            wall = p50(secondary.get("Time (wall clock)"))
+            entry = {
+                "per_s": per_s,
+                "wall_ns": wall * 1000 if wall is not None else None,
+                "cpu_ns": (p50(secondary.get("Time (total CPU)")) or 0) * 1000 or None,
+                "mallocs": p50(secondary.get("Malloc (total)")),
+                "instructions": p50(secondary.get("Instructions")),
+                "iterations": element.get("measurementIterations"),
+            }
+            if name in MICRO_VALUES and per_s:
+                entry["values_per_s"] = per_s * MICRO_VALUES[name]
+            benchmarks[name] = entry
+    result = {"tool": "ordo-one/benchmark 1.38.1", "statistic": "p50", "benchmarks": benchmarks}
+    with open(os.path.join(RUN_DIR, "micro.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    for name, b in benchmarks.items():
+        print(f"  {name:<30} {fmt_time(b['wall_ns']):>10}  {fmt_num(b['per_s'])}/s  {fmt_num(b['mallocs'])} mallocs"
+              + (f"  {b['values_per_s']:,.0f} values/s" if b.get("values_per_s") else ""))
+
+
+def micro_skipped(reason):
+    with open(os.path.join(RUN_DIR, "micro.json"), "w") as f:
+        json.dump({"skipped": reason}, f)
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "capture":
+        capture()
+    elif command == "measure":
+        measure()
+    elif command == "report":
+        report()
+    elif command == "micro":
+        micro(sys.argv[2:])
+    elif command == "micro-skipped":
+        micro_skipped(" ".join(sys.argv[2:]))
+    else:
+        print(__doc__)
+        sys.exit(2)
