@@ -77,6 +77,21 @@ struct StrataProcess {
     /// This process's resident memory in bytes (Linux `/proc/<pid>/status`).
     var residentMemory: Int { RawHTTP.residentMemory(pid: pid) }
 
+    /// Sends SIGTERM and waits for the process to exit; answers its exit status, or nil if it
+    /// did not exit within `timeout`.
+    func terminate(timeout: Duration = .seconds(30)) async -> Int32? {
+        _ = Glibc.kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
     /// SIGKILL: no signal handler, no graceful shutdown, no chance to flush anything.
     func kill() {
         _ = Glibc.kill(pid, SIGKILL)
