@@ -28,7 +28,8 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
     case .postgres(let location):
         let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
         services.append(client)
-        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger)
+        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger,
+                                     connectionWait: configuration.databaseConnectionWait)
     }
     let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger)
     services.append(RuntimeShutdownService(runtime: runtime))

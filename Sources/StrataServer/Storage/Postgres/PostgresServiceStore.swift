@@ -10,8 +10,8 @@ final class PostgresServiceStore: ServiceStore {
     private let database: PostgresDatabase
     private let logger: Logger
 
-    init(client: PostgresClient, counter: StatementCounter, logger: Logger) {
-        self.database = PostgresDatabase(client: client, counter: counter, logger: logger)
+    init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10)) {
+        self.database = PostgresDatabase(client: client, counter: counter, logger: logger, leaseTimeout: connectionWait)
         self.system = database
         self.logger = logger
     }
