@@ -17,6 +17,8 @@ public struct StrataConfiguration: Sendable {
     /// Rows per response before a collection continues with `__next` (server-driven paging).
     public var pageSize: Int
     public var logLevel: Logger.Level
+    /// Accounts, tokens and throttling.
+    public var auth = AuthSettings()
 
     public init(
         host: String = "127.0.0.1",

@@ -1,7 +1,7 @@
 import StrataCore
 
 /// What a request does to a table; rights are granted per action.
-enum TableAction: String, Sendable, CaseIterable {
+public enum TableAction: String, Sendable, CaseIterable {
     case read, insert, update, delete
 }
 

@@ -67,6 +67,7 @@ actor TestDatabases {
         let system = SystemDatabase(database: store.system, schema: nil)
         try await system.migrate(logger: Self.logger)
         try await DemoServices(store: store, system: system, logger: Self.logger).provision()
+        try await Self.provisionDemoAccess(system)
         await store.close()
         return directory
     }
@@ -81,7 +82,16 @@ actor TestDatabases {
             let system = SystemDatabase(database: store.system, schema: store.systemSchema)
             try await system.migrate(logger: Self.logger)
             try await DemoServices(store: store, system: system, logger: Self.logger).provision()
+            try await Self.provisionDemoAccess(system)
         }
+    }
+
+    /// The demo's access rules (anonymous reads of cardealer and speakeasy, a signed-in reader for
+    /// hockey), as `strata serve --demo` sets them. The demo `editor` account's random password is
+    /// not announced; tests create the accounts they sign in with.
+    private static func provisionDemoAccess(_ system: SystemDatabase) async throws {
+        try await DemoAccounts(store: AuthStore(system: system), hasher: try PasswordHasher(cost: 4), announce: { _ in }, now: Date())
+            .provision()
     }
 
     /// Runs `body` with a PostgreSQL client whose pool runs for the duration of the call.
