@@ -83,7 +83,10 @@ struct RuntimeShutdownService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        await runtime.close()
+        // When the group is cancelled (a service failed at start), this task is cancelled too; closing
+        // must still run to completion, so it runs in a task of its own.
+        let runtime = self.runtime
+        await Task.detached { await runtime.close() }.value
         runtime.logger.info("Databases closed")
     }
 }

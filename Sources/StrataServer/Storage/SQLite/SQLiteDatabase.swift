@@ -91,7 +91,11 @@ final class SQLiteDatabase: Database {
 
     func close() async {
         for connection in await readers.drain() + writer.drain() {
-            try? await connection.close()
+            do {
+                try await connection.close()
+            } catch {
+                logger.error("Closing a SQLite connection failed", metadata: ["path": .string(path), "error": "\(error)"])
+            }
         }
     }
 }
