@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StrataCore
 import StrataServer
 
 /// Where Strata's data lives: the options `serve` and the administration commands share, so that
@@ -39,19 +40,12 @@ struct StorageOptions: ParsableArguments {
         logger.logLevel = .warning
         do {
             return try await Administration.with(configuration, logger: logger, body)
-        } catch let error as CustomStringConvertible where !(error is ValidationError) && !(error is ExitCode) {
-            // OData errors and configuration errors carry messages meant for people; show only those.
-            throw ValidationError(Self.message(error))
+        } catch let error as ODataError {
+            // Refusals carry messages meant for people ("There is no account named 'x'."); show only those.
+            throw ValidationError(error.message)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
         }
-    }
-
-    static func message(_ error: some CustomStringConvertible) -> String {
-        let text = error.description
-        // "404 ResourceNotFound: There is no account named 'x'." reads better without the status.
-        if let colon = text.firstIndex(of: ":"), text.prefix(3).allSatisfy(\.isNumber) {
-            return String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        }
-        return text
     }
 }
 

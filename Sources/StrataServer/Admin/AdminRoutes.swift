@@ -80,7 +80,7 @@ enum AdminRoutes {
             let actions = try AdminJSON.optionalQuery(request, "actions").map { text throws(ODataError) in try AdminJSON.actions(text) }
             let removed = try await admin.revoke(role: try AdminJSON.query(request, "role"), service: try AdminJSON.query(request, "service"),
                                                  table: AdminJSON.optionalQuery(request, "table"), actions: actions)
-            return AdminJSON.respond(AdminJSON.object(["removed": .number(String(removed))]))
+            return AdminJSON.respond(AdminJSON.object([("removed", .number(String(removed)))]))
         }
         group.get("access") { _, context in
             context.setRoute("admin.access")

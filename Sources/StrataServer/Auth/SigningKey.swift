@@ -39,12 +39,12 @@ enum SigningKey {
     }
 
     private static func read(at path: String, logger: Logger) throws -> [UInt8] {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw ConfigurationError("cannot read the signing key file \(path)") }
-        if info.st_mode & 0o077 != 0 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        if permissions & 0o077 != 0 {
             // Someone widened the permissions; the key signs every token, so narrow them again.
             logger.warning("The signing key file was readable by others; its permissions are now 0600", metadata: ["file": .string(path)])
-            guard chmod(path, 0o600) == 0 else { throw ConfigurationError("cannot restrict the permissions of \(path)") }
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         }
         let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let data = Data(base64Encoded: text), data.count >= 32 else {

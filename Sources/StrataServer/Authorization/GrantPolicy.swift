@@ -50,6 +50,20 @@ struct GrantPolicy: AccessPolicy {
         return RowAccess(filter: combined)
     }
 
+    /// Anyone may see a service they may read anonymously; otherwise a caller needs a built-in role
+    /// there or some grant in it.
+    func authorizeService(_ service: ODataService, principal: Principal?) async throws {
+        if try await store.anonymousAccess(service.name) == .read { return }
+        guard let principal else {
+            throw AuthErrors.unauthenticated("Sign in to use the service \(service.name).")
+        }
+        let roles = principal.roles(in: service.name)
+        if roles.contains(where: { BuiltInRole(rawValue: $0) != nil }) { return }
+        guard try await store.hasGrants(service: service.name, roles: roles) else {
+            throw AuthErrors.forbidden("\(principal.subject) has no rights in the service \(service.name).")
+        }
+    }
+
     static func verb(_ action: TableAction) -> String {
         switch action {
         case .read: return "read"

@@ -19,6 +19,16 @@ extension AuthStore {
         return rows.rows.compactMap(Self.grant)
     }
 
+    /// Whether any of `roles` has any grant in `service`.
+    func hasGrants(service: String, roles: Set<String>) async throws -> Bool {
+        guard !roles.isEmpty else { return false }
+        let sortedRoles = roles.sorted()
+        let statement = SQLStatement(
+            "SELECT 1 FROM \(q("role_grants")) WHERE \"service\" = \(p(1)) AND \"role\" IN (\(system.placeholders(sortedRoles.count, from: 2)))",
+            binds: [.string(service)] + sortedRoles.map(ODataValue.string))
+        return try await !database.read { try await $0.query(statement) }.rows.isEmpty
+    }
+
     /// Every grant, or those of one service.
     func listGrants(service: String? = nil) async throws -> [TableGrant] {
         var sql = "SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(q("role_grants"))"
