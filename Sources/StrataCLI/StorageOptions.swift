@@ -42,11 +42,18 @@ struct StorageOptions: ParsableArguments {
             return try await Administration.with(configuration, logger: logger, body)
         } catch let error as ODataError {
             // Refusals carry messages meant for people ("There is no account named 'x'."); show only those.
-            throw ValidationError(error.message)
+            throw CommandFailure(error.message)
         } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
     }
+}
+
+/// A refused command: ArgumentParser prints "Error: " and the message, without the usage text
+/// (which `ValidationError` adds), and exits with status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Reads a password from standard input (`--password-stdin`), so that it never appears in the

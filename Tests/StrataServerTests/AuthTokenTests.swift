@@ -184,6 +184,43 @@ struct AuthTokenTests {
         }
     }
 
+    @Test("Failed logins are throttled per account and per client address, with Retry-After", arguments: Backend.allCases)
+    func throttling(_ backend: Backend) async throws {
+        let clock = TestClock()
+        try await withAuthServer(backend, clock: clock, configure: { configuration in
+            configuration.auth.maxFailuresPerAccount = 3
+            configuration.auth.maxFailuresPerAddress = 6
+            configuration.auth.failureWindow = 600
+        }) { client in
+            for _ in 0..<3 {
+                #expect(try await client.tokenRequest(json: #"{"username":"reader","password":"wrong"}"#).status == .forbidden)
+            }
+            clock.advance(10)
+            // Blocked now, even with the right password, through the token endpoint and HTTP Basic alike.
+            let blocked = try await client.tokenRequest(json: #"{"username":"reader","password":"pw-reader"}"#)
+            #expect(blocked.status == .tooManyRequests)
+            #expect(blocked.headers[.retryAfter] == "590")
+            #expect(blocked.odataError?.code == "TooManyRequests")
+            let blockedBasic = try await client.get("/auth/me", headers: basic(TestAccounts.reader))
+            #expect(blockedBasic.status == .tooManyRequests)
+            #expect(blockedBasic.headers[.retryAfter] == "590")
+            // Another account from the same address is still fine.
+            #expect(try await client.tokenRequest(json: #"{"username":"nobody","password":"pw-nobody"}"#).status == .ok)
+
+            // Three more failures on other (unknown) names reach the address's limit: everyone from here waits.
+            for name in ["ghost1", "ghost2", "ghost3"] {
+                #expect(try await client.tokenRequest(json: #"{"username":"\#(name)","password":"x"}"#).status == .forbidden)
+            }
+            let byAddress = try await client.tokenRequest(json: #"{"username":"writer","password":"pw-writer"}"#)
+            #expect(byAddress.status == .tooManyRequests)
+
+            // When the window has passed, logins work again.
+            clock.advance(600)
+            #expect(try await client.tokenRequest(json: #"{"username":"reader","password":"pw-reader"}"#).status == .ok)
+            #expect(try await client.tokenRequest(json: #"{"username":"writer","password":"pw-writer"}"#).status == .ok)
+        }
+    }
+
     @Test("A new password or a removed account ends existing tokens at once", arguments: Backend.allCases)
     func changesApplyImmediately(_ backend: Backend) async throws {
         try await withAuthServer(backend) { client in
