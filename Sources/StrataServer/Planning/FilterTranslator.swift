@@ -66,8 +66,8 @@ struct FilterTranslator {
             default: return .template(["FALSE"])
             }
         }
-        var left = scalar(lhs, as: operandType)
-        var right = scalar(rhs, as: operandType)
+        var left = comparable(scalar(lhs, as: operandType), operandType)
+        var right = comparable(scalar(rhs, as: operandType), operandType)
         let nullable = (Nullability.canBeNull(lhs), Nullability.canBeNull(rhs))
         switch op {
         case .eq:
@@ -110,6 +110,26 @@ struct FilterTranslator {
     /// A string expression compared byte by byte: SQLite's default; PostgreSQL needs the C collation.
     func ordinal(_ term: SQLTerm) -> SQLTerm {
         dialect == .postgres ? .template(["(", .expression(term), " COLLATE \"C\")"]) : term
+    }
+
+    /// A value in a form that compares and sorts as OData says. SQLite keeps date-times with offsets as
+    /// text in the offset they were written in; normalized to UTC text they order as instants.
+    func comparable(_ term: SQLTerm, _ type: EDMPrimitiveType?) -> SQLTerm {
+        guard dialect == .sqlite, type == .dateTimeOffset else { return term }
+        if case .null = term { return term }
+        return .template(["strftime('%Y-%m-%d %H:%M:%f', ", .expression(term), ")"])
+    }
+
+    /// A `$orderby` key: ordinal for strings, instants for date-times with offset. On SQLite the latter
+    /// sort as normalized UTC text, and their continuation tokens carry that text.
+    func sortKey(_ expression: BoundExpression, descending: Bool) -> SortKey {
+        var type = expression.type
+        var value = scalar(expression, as: type)
+        if dialect == .sqlite && type == .dateTimeOffset {
+            value = comparable(value, type)
+            type = .string
+        }
+        return SortKey(expression: type == .string ? ordinal(value) : value, descending: descending, type: type)
     }
 
     // MARK: Values

@@ -97,30 +97,31 @@ struct FunctionTranslator {
         return .template(["CAST(floor(EXTRACT(", field, " FROM ", .expression(value), ")) AS INTEGER)"])
     }
 
-    /// `cast` between numeric types; conversion to an integral type truncates toward zero on both databases.
+    /// `cast` between numeric types; conversion to an integral type truncates toward zero, and a value
+    /// outside the target's range becomes null on both databases (PostgreSQL would raise an error).
     func cast(_ value: SQLTerm, from source: EDMPrimitiveType?, to target: EDMPrimitiveType?) -> SQLTerm {
         guard let target else { return value }
-        if dialect == .sqlite {
-            switch target {
-            case .byte, .sbyte, .int16, .int32, .int64: return .template(["CAST(", .expression(value), " AS INTEGER)"])
-            case .double, .single: return .template(["CAST(", .expression(value), " AS REAL)"])
-            default: return .template(["CAST(", .expression(value), " AS NUMERIC)"])
-            }
-        }
-        let integral = source?.isIntegral ?? false
+        let sqlite = dialect == .sqlite
         switch target {
-        case .byte, .sbyte, .int16:
-            return integral ? .template(["CAST(", .expression(value), " AS smallint)"])
-                            : .template(["CAST(trunc(", .expression(value), ") AS smallint)"])
-        case .int32:
-            return integral ? .template(["CAST(", .expression(value), " AS integer)"])
-                            : .template(["CAST(trunc(", .expression(value), ") AS integer)"])
-        case .int64:
-            return integral ? .template(["CAST(", .expression(value), " AS bigint)"])
-                            : .template(["CAST(trunc(", .expression(value), ") AS bigint)"])
-        case .double: return .template(["CAST(", .expression(value), " AS double precision)"])
-        case .single: return .template(["CAST(", .expression(value), " AS real)"])
-        default: return .template(["CAST(", .expression(value), " AS numeric)"])
+        case .double: return sqlite ? .template(["CAST(", .expression(value), " AS REAL)"])
+                                    : .template(["CAST(", .expression(value), " AS double precision)"])
+        case .single: return sqlite ? .template(["CAST(", .expression(value), " AS REAL)"])
+                                    : .template(["CAST(", .expression(value), " AS real)"])
+        case .decimal: return sqlite ? .template(["CAST(", .expression(value), " AS NUMERIC)"])
+                                     : .template(["CAST(", .expression(value), " AS numeric)"])
+        default: break
         }
+        // Integral targets: truncate (SQLite's CAST does; PostgreSQL's rounds, so trunc first), then range-check.
+        let truncated: SQLTerm = sqlite || (source?.isIntegral ?? false) ? value : .template(["trunc(", .expression(value), ")"])
+        let range: SQLTemplatePiece
+        let sqlType: SQLTemplatePiece
+        switch target {
+        case .byte: range = " BETWEEN 0 AND 255"; sqlType = sqlite ? "INTEGER" : "smallint"
+        case .sbyte: range = " BETWEEN -128 AND 127"; sqlType = sqlite ? "INTEGER" : "smallint"
+        case .int16: range = " BETWEEN -32768 AND 32767"; sqlType = sqlite ? "INTEGER" : "smallint"
+        case .int32: range = " BETWEEN -2147483648 AND 2147483647"; sqlType = sqlite ? "INTEGER" : "integer"
+        default: range = " BETWEEN -9223372036854775808 AND 9223372036854775807"; sqlType = sqlite ? "INTEGER" : "bigint"
+        }
+        return .template(["(CASE WHEN ", .expression(truncated), range, " THEN CAST(", .expression(truncated), " AS ", sqlType, ") END)"])
     }
 }

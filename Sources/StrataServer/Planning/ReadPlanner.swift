@@ -39,11 +39,7 @@ struct ReadPlanner {
             query.filter(translator.condition(filter))
         }
 
-        var sortKeys = bound.orderBy.map { item in
-            let value = translator.scalar(item.expression, as: item.expression.type)
-            return SortKey(expression: item.expression.type == .string ? translator.ordinal(value) : value,
-                           descending: item.direction == .descending, type: item.expression.type)
-        }
+        var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
         sortKeys += target.type.keyProperties.map {
             SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type)
         }
