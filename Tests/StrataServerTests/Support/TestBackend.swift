@@ -123,13 +123,26 @@ extension TestDatabases {
         case .postgres(let location):
             let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
             try await Self.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
-                _ = try await PostgresServiceStore(client: client, counter: .none, logger: Self.logger).provision(service, scripts: scripts)
+                let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger)
+                _ = try await store.provision(service, scripts: scripts)
+                try await Self.allowAnonymousReads(service, store)
             }
         default:
             let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
                                                           counter: .none, logger: Self.logger)
             _ = try await store.provision(service, scripts: scripts)
+            try await Self.allowAnonymousReads(service, store)
             await store.close()
         }
+    }
+}
+
+extension TestDatabases {
+    /// Extra test services are readable without credentials, like the demo's cardealer (a service
+    /// nobody configured allows nothing anonymously).
+    static func allowAnonymousReads(_ service: String, _ store: any ServiceStore) async throws {
+        let system = SystemDatabase(database: store.system, schema: store.systemSchema)
+        try await system.migrate(logger: logger)
+        try await AuthStore(system: system).setAnonymousAccess(service, .read)
     }
 }
