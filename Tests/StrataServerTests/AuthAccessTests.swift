@@ -7,7 +7,7 @@ import Testing
 
 /// Who may read what: the demo defaults for every role and verb, table grants, row filters on
 /// every table a read touches, and the `/admin` API's own guard.
-@Suite("Auth: access rules")
+@Suite("Auth: access rules", .serialized)
 struct AuthAccessTests {
     /// The callers of the matrix: nobody signed in, and each kind of account.
     static let callers: [(name: String, headers: HTTPFields)] = [
@@ -125,6 +125,25 @@ struct AuthAccessTests {
             // A $filter through a navigation sees only visible rows of the joined table.
             let viaJoin = try await client.get("/hockey/Equipment/$count?$filter=Players/playerID%20ge%200", headers: rep)
             #expect(viaJoin.status == .ok)
+        }
+    }
+
+    @Test("Administration of the same data while the server runs (as the CLI does) applies to the next request", arguments: Backend.allCases)
+    func administerWhileRunning(_ backend: Backend) async throws {
+        try await withAuthServer(backend) { client, configuration in
+            #expect(try await client.get("/hockey/Teams?$top=1", headers: basic("late")).status == .unauthorized)
+            try await Administration.with(configuration, logger: TestDatabases.logger) { admin in
+                try await admin.addUser("late", password: "pw-late", roles: [RoleAssignment(role: "teamonly", service: "hockey")])
+                try await admin.grant(role: "teamonly", service: "hockey", table: "Teams", actions: [.read], rowFilter: "city eq 'Toronto'")
+            }
+            let teams = try await client.get("/hockey/Teams", headers: basic("late"))
+            #expect(teams.status == .ok)
+            let cities = Set((teams.json["d"]["results"]?.arrayValue ?? []).compactMap { $0["city"]?.stringValue })
+            #expect(cities == ["Toronto"])
+            _ = try await Administration.with(configuration, logger: TestDatabases.logger) { admin in
+                try await admin.revoke(role: "teamonly", service: "hockey", table: nil, actions: nil)
+            }
+            #expect(try await client.get("/hockey/Teams", headers: basic("late")).status == .forbidden)
         }
     }
 

@@ -62,7 +62,7 @@ struct TestIdentityProvider: Sendable {
     }
 }
 
-@Suite("Auth: federation")
+@Suite("Auth: federation", .serialized)
 struct AuthFederationTests {
     @Test("Valid RS256 and ES256 tokens of a trusted issuer are accepted; rules map claims to roles", arguments: Backend.allCases)
     func validTokens(_ backend: Backend) async throws {

@@ -52,8 +52,7 @@ enum AuthRoutes {
     static func logout(_ request: Request, context: StrataRequestContext, auth: AuthServices) async throws -> Response {
         let body = Array(buffer: try await request.body.collect(upTo: TokenRequest.maximumBodySize))
         let now = AuthStore.seconds(auth.now)
-        if !body.isEmpty, case .refresh(let token)? = try? TokenRequest.parse(
-            body: body, contentType: request.headers[.contentType]) {
+        if !body.isEmpty, let token = try TokenRequest.fields(body: body, contentType: request.headers[.contentType])["refresh_token"] {
             _ = try await auth.store.revokeSession(refreshHash: RandomSecret.sha256Hex(token), now: now)
             return Response(status: .noContent)
         }

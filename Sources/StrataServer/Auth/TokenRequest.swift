@@ -22,6 +22,11 @@ enum TokenRequest: Sendable {
     static let maximumBodySize = 64 * 1024
 
     static func parse(body: [UInt8], contentType: String?) throws(ODataError) -> TokenRequest {
+        try request(from: fields(body: body, contentType: contentType))
+    }
+
+    /// The fields of a JSON or form body, by name.
+    static func fields(body: [UInt8], contentType: String?) throws(ODataError) -> [String: String] {
         let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         let fields: [String: String]
         switch mediaType {
@@ -32,7 +37,7 @@ enum TokenRequest: Sendable {
         default:
             throw .unsupportedMediaType("Send the token request as application/json or application/x-www-form-urlencoded.")
         }
-        return try request(from: fields)
+        return fields
     }
 
     private static func request(from fields: [String: String]) throws(ODataError) -> TokenRequest {

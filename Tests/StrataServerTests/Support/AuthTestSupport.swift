@@ -50,6 +50,18 @@ func withAuthServer<T: Sendable>(
     setup: @Sendable (Administration) async throws -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
+    try await withAuthServer(backend, clock: clock, configure: configure, setup: setup) { client, _ in try await test(client) }
+}
+
+/// ``withAuthServer(_:clock:configure:setup:_:)`` that also hands the test its configuration, so
+/// that it can administer the same data while the server runs, as the CLI would.
+func withAuthServer<T: Sendable>(
+    _ backend: Backend,
+    clock: TestClock = TestClock(),
+    configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
+    setup: @Sendable (Administration) async throws -> Void = { _ in },
+    _ test: @Sendable (any TestClientProtocol, StrataConfiguration) async throws -> T
+) async throws -> T {
     var configuration = try await TestDatabases.shared.configuration(backend)
     configuration.auth.passwordHashCost = 4
     configuration.auth.now = { clock.now }
@@ -62,7 +74,7 @@ func withAuthServer<T: Sendable>(
     }
     let app = try await buildApplication(prepared, logger: TestDatabases.logger)
     return try await app.test(.router) { client in
-        try await test(client)
+        try await test(client, prepared)
     }
 }
 
