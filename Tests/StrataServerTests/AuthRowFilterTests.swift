@@ -7,21 +7,21 @@ import Testing
 struct AuthRowFilterTests {
     @Test("Claims become quoted literals; a quote in a value is doubled; text in strings is left alone")
     func substitution() throws {
-        #expect(try RowFilter.substitute("ownerId eq $claims.sub", claims: ["sub": "ann"]) == "ownerId eq 'ann'")
-        #expect(try RowFilter.substitute("a eq $claims.sub or b eq $claims.email", claims: ["sub": "x", "email": "y@z"])
+        #expect(try GrantRowFilter.substitute("ownerId eq $claims.sub", claims: ["sub": "ann"]) == "ownerId eq 'ann'")
+        #expect(try GrantRowFilter.substitute("a eq $claims.sub or b eq $claims.email", claims: ["sub": "x", "email": "y@z"])
                 == "a eq 'x' or b eq 'y@z'")
-        #expect(try RowFilter.substitute("name eq $claims.sub", claims: ["sub": "o' or 1 eq 1 or 'a"])
+        #expect(try GrantRowFilter.substitute("name eq $claims.sub", claims: ["sub": "o' or 1 eq 1 or 'a"])
                 == "name eq 'o'' or 1 eq 1 or ''a'")
-        #expect(try RowFilter.substitute("note eq '$claims.sub' and x eq $claims.sub", claims: ["sub": "v"])
+        #expect(try GrantRowFilter.substitute("note eq '$claims.sub' and x eq $claims.sub", claims: ["sub": "v"])
                 == "note eq '$claims.sub' and x eq 'v'")
-        #expect(try RowFilter.substitute("note eq 'it''s $claims.sub'", claims: [:]) == "note eq 'it''s $claims.sub'")
-        #expect(RowFilter.referencedClaims("a eq $claims.sub or b eq $claims.tenant_id or c eq '$claims.no'") == ["sub", "tenant_id"])
-        #expect(throws: RowFilter.MissingClaim.self) { try RowFilter.substitute("a eq $claims.tenant", claims: ["sub": "x"]) }
+        #expect(try GrantRowFilter.substitute("note eq 'it''s $claims.sub'", claims: [:]) == "note eq 'it''s $claims.sub'")
+        #expect(GrantRowFilter.referencedClaims("a eq $claims.sub or b eq $claims.tenant_id or c eq '$claims.no'") == ["sub", "tenant_id"])
+        #expect(throws: GrantRowFilter.MissingClaim.self) { try GrantRowFilter.substitute("a eq $claims.tenant", claims: ["sub": "x"]) }
     }
 
     @Test("A hostile claim value stays one string literal after parsing")
     func hostileValueParses() throws {
-        let text = try RowFilter.substitute("name eq $claims.sub", claims: ["sub": "x') or (1 eq 1"])
+        let text = try GrantRowFilter.substitute("name eq $claims.sub", claims: ["sub": "x') or (1 eq 1"])
         let parsed = try QueryOptionParser.filter(text)
         guard case .binary(.eq, _, let rhs) = parsed else {
             Issue.record("expected a single comparison, got \(parsed)")

@@ -71,7 +71,7 @@ public struct Administration: Sendable {
             guard let table else {
                 throw ODataError.badRequest("A row filter needs a table to apply to; name it with the grant.")
             }
-            try RowFilter.validate(rowFilter, entitySet: table, model: model)
+            try GrantRowFilter.validate(rowFilter, entitySet: table, model: model)
         }
         try await store.putGrants(actions.map { TableGrant(role: role, service: service, table: table, action: $0, rowFilter: rowFilter) })
     }

@@ -31,8 +31,8 @@ struct GrantPolicy: AccessPolicy {
         for grant in try await store.grants(service: service.name, table: table, action: action, roles: roles) {
             guard let text = grant.rowFilter else { return .unrestricted }
             do {
-                filters.append(try RowFilter.bind(text, claims: principal.claims, entitySet: table, model: service.model))
-            } catch is RowFilter.MissingClaim {
+                filters.append(try GrantRowFilter.bind(text, claims: principal.claims, entitySet: table, model: service.model))
+            } catch is GrantRowFilter.MissingClaim {
                 continue
             } catch {
                 // The table changed since the grant was made; a filter that no longer fits allows nothing.

@@ -9,7 +9,7 @@ import StrataCore
 /// string constant, never syntax. A claim name is ASCII letters, digits and `_`. A claim the caller
 /// does not have makes the grant give that caller nothing (the filter is not applied with a guess).
 /// Claims are strings, so they compare with string columns.
-enum RowFilter {
+enum GrantRowFilter {
     struct MissingClaim: Error, Sendable {
         var name: String
     }
