@@ -28,6 +28,9 @@ enum TestAccounts {
     static let nobody = "nobody"
     /// A reader of hockey only.
     static let hockeyReader = "hockeyfan"
+    /// The administrator of the test templates, whom `withServer` signs every request in as.
+    static let tester = "tester"
+    static let testerPassword = "tester-password"
 
     static func password(_ name: String) -> String { "pw-\(name)" }
 
@@ -107,4 +110,21 @@ extension TestClientProtocol {
         let json = response.json
         return (json["access_token"]?.stringValue ?? "", json["refresh_token"]?.stringValue ?? "")
     }
+}
+
+/// A test client that sends the template's administrator credentials with every request that has
+/// no `Authorization` of its own, so that feature tests (reads, writes, `$batch`) do not depend on
+/// the access rules; the `Auth` suites test those with the plain client of ``withAuthServer``.
+struct AdministratorTestClient: TestClientProtocol {
+    let base: any TestClientProtocol
+
+    static let authorization = "Basic " + Data("\(TestAccounts.tester):\(TestAccounts.testerPassword)".utf8).base64EncodedString()
+
+    func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
+        var headers = headers
+        if headers[.authorization] == nil { headers[.authorization] = Self.authorization }
+        return try await base.executeRequest(uri: uri, method: method, headers: headers, body: body)
+    }
+
+    var port: Int? { base.port }
 }

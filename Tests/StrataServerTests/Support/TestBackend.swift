@@ -58,6 +58,7 @@ actor TestDatabases {
             configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: name))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
+        if !demo { try await Self.addTester(to: configuration) }
         return configuration
     }
 
@@ -87,11 +88,44 @@ actor TestDatabases {
     }
 
     /// The demo's access rules (anonymous reads of cardealer and speakeasy, a signed-in reader for
-    /// hockey), as `strata serve --demo` sets them. The demo `editor` account's random password is
-    /// not announced; tests create the accounts they sign in with.
+    /// hockey), as `strata serve --demo` sets them, and the administrator `withServer` signs in as.
+    /// The demo `editor` account's random password is not announced.
     private static func provisionDemoAccess(_ system: SystemDatabase) async throws {
         try await DemoAccounts(store: AuthStore(system: system), hasher: try PasswordHasher(cost: 4), announce: { _ in }, now: Date())
             .provision()
+        try await createTester(system)
+    }
+
+    private static func createTester(_ system: SystemDatabase) async throws {
+        let hasher = try PasswordHasher(cost: 4)
+        try await AuthStore(system: system).createAccount(
+            TestAccounts.tester, passwordHash: try await hasher.hash(TestAccounts.testerPassword), roles: [RoleAssignment(role: "admin")], now: Date())
+    }
+
+    /// A configuration without the demo still has the administrator `withServer` signs in as.
+    private static func addTester(to configuration: StrataConfiguration) async throws {
+        switch configuration.database {
+        case .postgres(let location):
+            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            try await withAdminClient(endpoint, database: location.database ?? "postgres") { client in
+                let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
+                let system = SystemDatabase(database: store.system, schema: store.systemSchema)
+                try await system.migrate(logger: logger)
+                try await createTester(system)
+            }
+        default:
+            let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
+                                                          counter: .none, logger: logger)
+            let system = SystemDatabase(database: store.system, schema: nil)
+            do {
+                try await system.migrate(logger: logger)
+                try await createTester(system)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        }
     }
 
     /// Runs `body` with a PostgreSQL client whose pool runs for the duration of the call.

@@ -8,7 +8,8 @@ import NIOCore
 import Testing
 
 /// Runs a test against a Strata server on a fresh copy of the demo data, through Hummingbird's
-/// in-process router client.
+/// in-process router client. Requests are signed in as the templates' administrator unless they
+/// carry their own `Authorization` (``AdministratorTestClient``).
 func withServer<T: Sendable>(
     _ backend: Backend,
     demo: Bool = true,
@@ -25,7 +26,7 @@ func withServer<T: Sendable>(
     let app = try await buildApplication(configuration, logger: TestDatabases.logger)
     defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
     return try await app.test(.router) { client in
-        try await test(client)
+        try await test(AdministratorTestClient(base: client))
     }
 }
 
