@@ -54,7 +54,8 @@ struct Authenticator: Sendable {
     func login(username: String, password: String, client: String, remember: Bool = false) async throws -> Principal {
         let now = self.now
         try await throttle.check(account: username, address: client, now: now)
-        let account = try await store.account(username)
+        let found = try await store.accountWithRoles(username)
+        let account = found?.account
         var valid = false
         var memoryKey: String?
         if remember, let account {
@@ -65,24 +66,25 @@ struct Authenticator: Sendable {
         if !valid {
             valid = try await hasher.verify(password, hash: account?.passwordHash)
         }
-        guard valid, let account else {
+        guard valid, let found else {
             await throttle.recordFailure(account: username, address: client, now: now)
             throw AuthErrors.refusedLogin
         }
         await throttle.recordSuccess(account: username)
         if let memoryKey { await basicMemory.remember(memoryKey, now: now) }
-        guard let principal = try await accountPrincipal(account.username, method: remember ? .basic : .token) else {
-            throw AuthErrors.refusedLogin
-        }
-        return principal
+        return Self.accountPrincipal(found.account.username, roles: found.roles, method: remember ? .basic : .token)
     }
 
     /// The principal of an account with its current roles; nil when the account does not exist.
     func accountPrincipal(_ username: String, method: Principal.Method) async throws -> Principal? {
-        guard try await store.account(username) != nil else { return nil }
+        guard let found = try await store.accountWithRoles(username) else { return nil }
+        return Self.accountPrincipal(found.account.username, roles: found.roles, method: method)
+    }
+
+    static func accountPrincipal(_ username: String, roles: [RoleAssignment], method: Principal.Method) -> Principal {
         var global: Set<String> = []
         var scoped: [String: Set<String>] = [:]
-        for assignment in try await store.roles(of: username) {
+        for assignment in roles {
             if let service = assignment.service {
                 scoped[service, default: []].insert(assignment.role)
             } else {

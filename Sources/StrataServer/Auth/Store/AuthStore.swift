@@ -27,23 +27,19 @@ struct AuthStore: Sendable {
         var createdAt: Int64
     }
 
-    func account(_ username: String) async throws -> StoredAccount? {
+    /// An account with its roles, in one statement (every authenticated request needs both).
+    func accountWithRoles(_ username: String) async throws -> (account: StoredAccount, roles: [RoleAssignment])? {
         let rows = try await database.read { connection in
             try await connection.query(SQLStatement(
-                "SELECT \"username\", \"password_hash\", \"created_at\" FROM \(q("accounts")) WHERE \"username\" = \(p(1))",
-                binds: [.string(username)]), types: [.string, .string, .int64])
+                """
+                SELECT a."username", a."password_hash", a."created_at", r."role", r."service"
+                FROM \(q("accounts")) a LEFT JOIN \(q("account_roles")) r ON r."username" = a."username"
+                WHERE a."username" = \(p(1)) ORDER BY r."role", r."service"
+                """, binds: [.string(username)]), types: [.string, .string, .int64, .string, .string])
         }
-        guard let row = rows.rows.first, let name = row[0].stringValue, let hash = row[1].stringValue else { return nil }
-        return StoredAccount(username: name, passwordHash: hash, createdAt: row[2].integerValue ?? 0)
-    }
-
-    func roles(of username: String) async throws -> [RoleAssignment] {
-        let rows = try await database.read { connection in
-            try await connection.query(SQLStatement(
-                "SELECT \"role\", \"service\" FROM \(q("account_roles")) WHERE \"username\" = \(p(1)) ORDER BY \"role\", \"service\"",
-                binds: [.string(username)]), types: [.string, .string])
-        }
-        return rows.rows.compactMap(Self.assignment)
+        guard let first = rows.rows.first, let name = first[0].stringValue, let hash = first[1].stringValue else { return nil }
+        let account = StoredAccount(username: name, passwordHash: hash, createdAt: first[2].integerValue ?? 0)
+        return (account, rows.rows.compactMap { Self.assignment(Array($0[3...])) })
     }
 
     static func assignment(_ row: [ODataValue]) -> RoleAssignment? {
