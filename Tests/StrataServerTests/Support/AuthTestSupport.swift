@@ -65,19 +65,21 @@ func withAuthServer<T: Sendable>(
     setup: @Sendable (Administration) async throws -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol, StrataConfiguration) async throws -> T
 ) async throws -> T {
-    var configuration = try await TestDatabases.shared.configuration(backend)
-    configuration.auth.passwordHashCost = 4
-    configuration.auth.now = { clock.now }
-    configure(&configuration)
-    let prepared = configuration
-    defer { try? FileManager.default.removeItem(atPath: prepared.dataDirectory) }
-    try await Administration.with(prepared, logger: TestDatabases.logger) { admin in
-        try await TestAccounts.create(admin)
-        try await setup(admin)
-    }
-    let app = try await buildApplication(prepared, logger: TestDatabases.logger)
-    return try await app.test(.router) { client in
-        try await test(client, prepared)
+    try await PostgresSlots.run(backend) {
+        var configuration = try await TestDatabases.shared.configuration(backend)
+        configuration.auth.passwordHashCost = 4
+        configuration.auth.now = { clock.now }
+        configure(&configuration)
+        let prepared = configuration
+        defer { try? FileManager.default.removeItem(atPath: prepared.dataDirectory) }
+        try await Administration.with(prepared, logger: TestDatabases.logger) { admin in
+            try await TestAccounts.create(admin)
+            try await setup(admin)
+        }
+        let app = try await buildApplication(prepared, logger: TestDatabases.logger)
+        return try await app.test(.router) { client in
+            try await test(client, prepared)
+        }
     }
 }
 

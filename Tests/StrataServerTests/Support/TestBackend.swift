@@ -180,3 +180,49 @@ extension TestDatabases {
         try await AuthStore(system: system).setAnonymousAccess(service, .read)
     }
 }
+
+/// At most a few PostgreSQL-backed servers at once. Every test opens fresh connections to the
+/// shared test cluster; on a 2-core machine, dozens of parallel connects (each a forked backend)
+/// can take longer than the 5 s a request waits for a connection, failing tests that are correct.
+actor PostgresSlots {
+    static let shared = PostgresSlots(limit: 4)
+
+    private let limit: Int
+    private var inUse = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Runs `body` holding a slot when `backend` is PostgreSQL; SQLite tests run freely.
+    static func run<T: Sendable>(_ backend: Backend, _ body: () async throws -> T) async throws -> T {
+        guard backend == .postgres else { return try await body() }
+        await shared.acquire()
+        do {
+            let result = try await body()
+            await shared.release()
+            return result
+        } catch {
+            await shared.release()
+            throw error
+        }
+    }
+
+    private func acquire() async {
+        if inUse < limit {
+            inUse += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func release() {
+        if waiting.isEmpty {
+            inUse -= 1
+        } else {
+            // The slot passes straight to the next waiter.
+            waiting.removeFirst().resume()
+        }
+    }
+}
