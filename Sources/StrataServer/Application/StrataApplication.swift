@@ -28,7 +28,8 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
     case .postgres(let location):
         let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
         services.append(client)
-        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger)
+        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger,
+                                     connectionWait: configuration.databaseConnectionWait)
     }
     let auth = try await AuthServices.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),

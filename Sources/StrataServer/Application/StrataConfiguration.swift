@@ -17,8 +17,12 @@ public struct StrataConfiguration: Sendable {
     public var publicBaseURL: String?
     /// Rows per response before a collection continues with `__next` (server-driven paging).
     public var pageSize: Int
+    /// How long a request waits for a PostgreSQL connection before the database counts as unreachable (503).
+    public var databaseConnectionWait: Duration = .seconds(10)
     /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
     public var queryLimits: QueryLimits
+    /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
+    public var maxBodySize: Int
     public var logLevel: Logger.Level
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()
@@ -32,6 +36,7 @@ public struct StrataConfiguration: Sendable {
         publicBaseURL: String? = nil,
         pageSize: Int = 1000,
         queryLimits: QueryLimits = .default,
+        maxBodySize: Int = 16 * 1024 * 1024,
         logLevel: Logger.Level = .info
     ) {
         self.queryLimits = queryLimits
@@ -42,6 +47,7 @@ public struct StrataConfiguration: Sendable {
         self.demo = demo
         self.publicBaseURL = publicBaseURL
         self.pageSize = pageSize
+        self.maxBodySize = maxBodySize
         self.logLevel = logLevel
     }
 }

@@ -111,13 +111,15 @@ struct ReadOperation: Sendable {
             try await requireParent()
             throw ODataError.notFound(missingMessage())
         }
+        let etag = EntityTag.of(type: path.target.type, columns: plan.columns, row: row)
+        if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
         let entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("d")
         serializer.write(entity, shape: plan.shape, into: &writer)
         writer.endObject()
-        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, extraHeaders: etag.map { [.eTag: $0.headerValue] } ?? [:])
     }
 
     private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {
@@ -189,7 +191,7 @@ struct ReadOperation: Sendable {
         var keysOnly = query
         keysOnly.projection = BoundProjection(entityType: targetType, properties: targetType.keyProperties,
                                               navigationLinks: [], expansions: [], selectsAll: false)
-        let plan = try await ReadPlanner(call: call).plan(linkPath, keysOnly)
+        let plan = try await ReadPlanner(call: call).plan(linkPath, keysOnly, entityTags: false)
         let root = call.serviceRoot
         let shape = plan.shape
         let writeLink: @Sendable (EntityRow, inout JSONWriter) -> Void = { row, writer in
