@@ -12,8 +12,9 @@ struct GrantCommand: AsyncParsableCommand {
             a built-in role it holds allows it (reader: read; editor and admin: read and write), or \
             when a role it holds was granted the action on that table. A granted right may carry a \
             row filter in OData $filter syntax, which may use the caller's claims as $claims.<name> \
-            (for example: --filter "ownerId eq $claims.sub"); it applies to every read and write of \
-            the table, and claims compare as strings.
+            (for example: --filter 'ownerId eq $claims.sub', in single quotes so that the shell \
+            leaves $claims alone); it applies to every read and write of the table, and claims \
+            compare as strings.
             """,
         subcommands: [Role.self, Rights.self, Anonymous.self, List.self])
 
@@ -34,7 +35,7 @@ struct GrantCommand: AsyncParsableCommand {
     struct Rights: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Grant a role actions on a table (or every table) of a service.",
-            discussion: "Example: strata grant rights owner --service hockey --table Equipment --actions read,update --filter \"brand eq $claims.brand\"")
+            discussion: "Example: strata grant rights owner --service hockey --table Equipment --actions read,update --filter 'brand eq $claims.sub'")
         @Argument(help: "The role.") var role: String
         @Option(help: "The service.") var service: String
         @Option(help: "The table (entity set); every table when left out.") var table: String?
