@@ -24,6 +24,8 @@ public struct StrataConfiguration: Sendable {
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
     public var maxBodySize: Int
     public var logLevel: Logger.Level
+    /// Accounts, tokens and throttling.
+    public var auth = AuthSettings()
 
     public init(
         host: String = "127.0.0.1",

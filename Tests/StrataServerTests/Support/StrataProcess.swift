@@ -67,7 +67,8 @@ struct StrataProcess {
 
     func request(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> TestClient.Response {
         try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
-            var headers: HTTPFields = [:]
+            // Signed in as the templates' administrator, as `withServer` requests are.
+            var headers: HTTPFields = [.authorization: AdministratorTestClient.authorization]
             if body != nil { headers[.contentType] = "application/json" }
             return try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: headers,
                                                                body: body.map { ByteBuffer(string: $0) }))

@@ -12,7 +12,9 @@ final class PostgresServiceStore: ServiceStore {
 
     init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10)) {
         self.database = PostgresDatabase(client: client, counter: counter, logger: logger, leaseTimeout: connectionWait)
-        self.system = database
+        // Strata's own statements (access checks on every request) are not the services' SQL that
+        // `strata_sql_statements_total` counts, so the system tables use an uncounted view of the pool.
+        self.system = PostgresDatabase(client: client, counter: .none, logger: logger, leaseTimeout: connectionWait)
         self.logger = logger
     }
 
