@@ -1,0 +1,112 @@
+import Foundation
+import StrataCore
+
+extension ODataQuery {
+    /// The first page of the collection, with ``EntityPage/count`` when ``inlineCount(_:)`` was asked
+    /// for and ``EntityPage/nextLink`` when there are more.
+    public func page() async throws(StrataError) -> EntityPage {
+        try ResponseReader.page(try await service.send(Request(.get, requestPath)))
+    }
+
+    /// The pages of the collection, following `__next` links.
+    public func pages() -> PageSequence {
+        PageSequence(service: service, firstPath: requestPath)
+    }
+
+    /// Every entity of the collection, following `__next` links as you iterate.
+    public func entities() -> EntitySequence<Entity> {
+        EntitySequence(service: service, firstPath: requestPath, transform: { $0 })
+    }
+
+    /// Every entity of the collection decoded as `type`, following `__next` links as you iterate.
+    public func entities<T: Decodable & Sendable>(as type: T.Type) -> EntitySequence<T> {
+        EntitySequence(service: service, firstPath: requestPath, transform: { entity throws(StrataError) in try entity.decode(as: type) })
+    }
+
+    /// All entities of the collection, from every page.
+    public func all() async throws(StrataError) -> [Entity] {
+        try await collect(entities())
+    }
+
+    /// All entities of the collection decoded as `type`, from every page.
+    public func all<T: Decodable & Sendable>(as type: T.Type) async throws(StrataError) -> [T] {
+        try await collect(entities(as: type))
+    }
+
+    /// The first entity of the collection (the query with `$top=1`), or nil when it is empty.
+    public func first() async throws(StrataError) -> Entity? {
+        try await top(1).page().entities.first
+    }
+
+    /// The first entity of the collection decoded as `type`, or nil when it is empty.
+    public func first<T: Decodable>(as type: T.Type) async throws(StrataError) -> T? {
+        try await first()?.decode(as: type)
+    }
+
+    /// The one entity the query addresses, such as `set("Person").key(1)` or `…key(2).navigate("Car")`.
+    ///
+    /// - Throws: ``StrataError/Kind/notFound`` when it does not exist.
+    public func get() async throws(StrataError) -> Entity {
+        try ResponseReader.entity(try await service.send(Request(.get, requestPath)))
+    }
+
+    /// The one entity the query addresses, decoded as `type`.
+    public func get<T: Decodable>(as type: T.Type) async throws(StrataError) -> T {
+        try await get().decode(as: type)
+    }
+
+    /// How many entities match the query's filter, counted by the server (`…/$count`).
+    ///
+    /// `$top` and `$skip` are not sent: servers disagree on whether they apply to `$count`, and the
+    /// size of a window is easy to work out from the total.
+    public func count() async throws(StrataError) -> Int {
+        var countPath = path
+        countPath.segments.append(PathSegment("$count"))
+        let countOptions = QueryOptions(filter: options.filter, customOptions: options.customOptions)
+        let response = try await service.send(Request(.get, service.path(countPath, options: countOptions),
+                                                      headers: ["Accept": "text/plain, application/json"]))
+        let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let count = Int(text) else {
+            throw ResponseReader.invalid(response, "$count answered \(text.prefix(40)), not a number")
+        }
+        return count
+    }
+
+    private func collect<S: AsyncSequence>(_ sequence: S) async throws(StrataError) -> [S.Element] {
+        var result: [S.Element] = []
+        do {
+            for try await element in sequence { result.append(element) }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.invalidResponse, message: "\(error)", underlying: error)
+        }
+        return result
+    }
+}
+
+/// What a GET answered when you do not know in advance: one entity or a page of a collection.
+public enum FetchResult: Sendable {
+    case entity(Entity)
+    case collection(EntityPage)
+}
+
+extension ODataQuery {
+    /// Sends the query and reads whichever it answers, one entity or the first page of a collection;
+    /// for tools that take any URL, such as `strata get`.
+    public func fetch() async throws(StrataError) -> FetchResult {
+        let response = try await service.send(Request(.get, requestPath))
+        let content = try ResponseReader.wrapped(response)
+        if content.arrayValue != nil || (content["results"]?.arrayValue != nil && content["__metadata"] == nil) {
+            return .collection(try ResponseReader.page(response))
+        }
+        return .entity(try ResponseReader.entity(response))
+    }
+}
+
+extension DataService {
+    /// The pages of a collection starting at a `__next` link (or any collection URL).
+    public func pages(from link: URL) -> PageSequence {
+        PageSequence(service: self, firstPath: link.absoluteString)
+    }
+}
