@@ -37,8 +37,12 @@ public enum KeyPredicate: Sendable, Hashable {
         guard !parts.isEmpty, !(parts.count == 1 && parts[0].isEmpty) else {
             throw .badRequest("The key predicate () is empty; write the key value, for example Person(1).")
         }
-        if parts.count == 1, topLevelIndex(of: "=", in: parts[0]) == nil {
+        let namedCount = parts.filter { topLevelIndex(of: "=", in: $0) != nil }.count
+        if parts.count == 1, namedCount == 0 {
             return .single(try literal(parts[0]))
+        }
+        if namedCount == 0 {
+            throw .badRequest("The key predicate (\(text)) has \(parts.count) unnamed values; a key of several properties names each one, as in (PartitionKey='a',RowKey='b').")
         }
         var named: [NamedKeyValue] = []
         for part in parts {

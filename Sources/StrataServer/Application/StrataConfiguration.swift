@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StrataCore
 
 /// Everything `strata serve` can be told; the CLI fills it from options and `STRATA_*` variables.
 public struct StrataConfiguration: Sendable {
@@ -16,6 +17,8 @@ public struct StrataConfiguration: Sendable {
     public var publicBaseURL: String?
     /// Rows per response before a collection continues with `__next` (server-driven paging).
     public var pageSize: Int
+    /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
+    public var queryLimits: QueryLimits
     public var logLevel: Logger.Level
 
     public init(
@@ -26,8 +29,10 @@ public struct StrataConfiguration: Sendable {
         demo: Bool = false,
         publicBaseURL: String? = nil,
         pageSize: Int = 1000,
+        queryLimits: QueryLimits = .default,
         logLevel: Logger.Level = .info
     ) {
+        self.queryLimits = queryLimits
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -14,9 +14,13 @@ final class StrataRuntime: Sendable {
     let system: SystemDatabase
     let metrics: StrataMetrics
     let logger: Logger
+    /// Who may do what; open until accounts and grants exist.
+    let accessPolicy: any AccessPolicy
     private let services = NIOLockedValueBox<[String: ODataService]>([:])
 
-    init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger) {
+    init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
+         accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
+        self.accessPolicy = accessPolicy
         self.configuration = configuration
         self.store = store
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
@@ -72,7 +76,10 @@ struct RuntimeShutdownService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        await runtime.close()
+        // When the group is cancelled (a service failed at start), this task is cancelled too; closing
+        // must still run to completion, so it runs in a task of its own.
+        let runtime = self.runtime
+        await Task.detached { await runtime.close() }.value
         runtime.logger.info("Databases closed")
     }
 }

@@ -4,20 +4,26 @@ import NIOCore
 import StrataCore
 
 /// Answers a GET for a resolved path: collections stream, single entities, properties, raw values,
-/// counts and links.
+/// counts and links — with `$filter`, `$orderby`, `$top`, `$skip`, `$select`, `$expand`,
+/// `$inlinecount` and `$skiptoken` where they apply.
 struct ReadOperation: Sendable {
-    let service: ODataService
-    let url: ODataRequestURL
+    let call: ODataCall
     let path: ResolvedPath
-    let options: ReadOptions
-    let version: ODataVersion
-    /// `http://host:port/service/`
-    let serviceRoot: String
-    let pageSize: Int
-    let isHead: Bool
+    let query: BoundQuery
 
-    private var planner: PathPlanner { PathPlanner(storage: service.storage) }
-    private var serializer: EntitySerializer { EntitySerializer(serviceRoot: serviceRoot, version: version) }
+    init(call: ODataCall, path: ResolvedPath) throws {
+        self.call = call
+        self.path = path
+        self.query = try ReadQuery.bind(call, path)
+        switch path.terminal {
+        case .rawValue, .count: break
+        default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: query.format)
+        }
+    }
+
+    private var service: ODataService { call.service }
+    private var version: ODataVersion { call.version }
+    private var serializer: EntitySerializer { EntitySerializer(serviceRoot: call.serviceRoot, version: version) }
 
     func respond() async throws -> Response {
         switch path.terminal {
@@ -33,19 +39,23 @@ struct ReadOperation: Sendable {
             serializer.writeValue(value, property: property, into: &writer)
             writer.endObject()
             writer.endObject()
-            return ODataResponse.json(writer.bytes, version: version, headRequest: isHead)
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
         case .rawValue(let property):
             let value = try await propertyValue(property)
             guard !value.isNull else {
                 throw ODataError.notFound("The property \(property.name) is null, so it has no $value.")
             }
-            return rawValueResponse(value)
+            return RawValue.response(value, version: version, headRequest: call.isHead)
         case .count:
-            let count = try await count()
+            let plan = try await ReadPlanner(call: call).plan(path, query)
+            var count = try await Self.count(plan.query, service)
             if count == 0 { try await requireParent() }
+            // `$skip` and `$top` narrow what is counted, as they narrow the collection.
+            count = max(0, count - (query.skip ?? 0))
+            if let top = query.top { count = min(count, top) }
             return ODataResponse.body(Array(String(count).utf8),
                                       headers: [.contentType: ODataResponse.textContentType, ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue],
-                                      headRequest: isHead)
+                                      headRequest: call.isHead)
         case .links(let navigation, let key):
             return try await links(navigation, key: key)
         }
@@ -54,33 +64,32 @@ struct ReadOperation: Sendable {
     // MARK: Collections
 
     private func collection() async throws -> Response {
-        let target = path.target
-        let columns = target.type.properties
-        let shape = EntityShape(set: target.set, type: target.type, properties: columns)
-        let query = planner.plan(path, columns: columns)
-        let keys = target.type.keyProperties.map {
-            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type)
-        }
-        let reader = CollectionReader(database: service.database, query: query, sortKeys: keys, columnTypes: columns.map(\.type))
-        var limits = PageLimits(top: options.top, skip: options.skip ?? 0, pageSize: version >= .v2 ? pageSize : nil)
-        if let token = options.skipToken {
-            limits.continuation = try KeysetContinuation.values(fromToken: token, keys: keys)
-        }
-        let inlineCount = options.inlineCount ? try await count() : nil
+        let plan = try await ReadPlanner(call: call).plan(path, query)
         let serializer = self.serializer
-        var stream = CollectionStream(
-            reader: reader, limits: limits, version: version, inlineCount: inlineCount,
-            writeRow: { row, writer in serializer.write(row, shape: shape, into: &writer) },
-            nextLink: nextLink)
-        return try await streamed(&stream)
+        let shape = plan.shape
+        return try await stream(plan) { row, writer in serializer.write(row, shape: shape, into: &writer) }
     }
 
-    /// Starts a collection response: the first chunk is read now (errors still get a status), the rest streams.
-    private func streamed(_ stream: inout CollectionStream) async throws -> Response {
+    /// Streams a planned collection, each row written by `writeRow`, with server-driven paging.
+    private func stream(_ plan: ReadPlan, writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) async throws -> Response {
+        let reader = CollectionReader(database: service.database, query: plan.query, sortKeys: plan.sortKeys,
+                                      columnTypes: plan.columns.map(\.type))
+        var limits = PageLimits(top: query.top, skip: query.skip ?? 0,
+                                pageSize: version >= .v2 ? call.runtime.configuration.pageSize : nil)
+        if let token = query.skipToken {
+            limits.continuation = try KeysetContinuation.values(fromToken: token, keys: plan.sortKeys)
+        }
+        let inlineCount = query.inlineCount == .allPages ? try await Self.count(plan.query, service) : nil
+        let loader = ExpansionLoader(storage: service.storage)
+        let expansions = plan.expansions
+        var stream = CollectionStream(
+            reader: reader, limits: limits, version: version, inlineCount: inlineCount, writeRow: writeRow,
+            prepare: { rows in try await loader.load(rows, expansions) },
+            nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url))
         let first = try await stream.start()
         if stream.rowCount == 0 { try await requireParent() }
         var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: version.headerValue]
-        if isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
+        if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         headers[.contentLength] = nil
         let remaining = stream
         let body = ResponseBody { writer in
@@ -94,9 +103,128 @@ struct ReadOperation: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// The `__next` link: this request's URL with the continuation token, without `$skip`
-    /// (already applied) and with `$top` reduced to the rows still wanted.
-    private var nextLink: @Sendable ([ODataValue], Int?) -> String {
+    // MARK: Single values
+
+    private func singleEntity() async throws -> Response {
+        let plan = try await ReadPlanner(call: call).plan(path, query)
+        guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
+            try await requireParent()
+            throw ODataError.notFound(missingMessage())
+        }
+        let entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("d")
+        serializer.write(entity, shape: plan.shape, into: &writer)
+        writer.endObject()
+        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+    }
+
+    private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {
+        var selectQuery = PathPlanner(storage: service.storage).plan(path, columns: [property])
+        try await ReadPlanner(call: call).restrictPath(path, &selectQuery)
+        guard let row = try await fetchOne(selectQuery, columns: [property]) else {
+            try await requireParent()
+            throw ODataError.notFound(missingMessage())
+        }
+        return row[0]
+    }
+
+    private func fetchOne(_ selectQuery: SelectQuery, columns: [EntityProperty]) async throws -> [ODataValue]? {
+        var limited = selectQuery
+        limited.limit = 1
+        let statement = SQLRenderer.render(limited, dialect: service.dialect)
+        let result = try await service.database.read { try await $0.query(statement, types: columns.map(\.type)) }
+        return result.rows.first
+    }
+
+    static func count(_ selectQuery: SelectQuery, _ service: ODataService) async throws -> Int {
+        var counting = selectQuery
+        counting.items = [SelectColumn(expression: .template(["COUNT(*)"]), alias: nil)]
+        let statement = SQLRenderer.render(counting, dialect: service.dialect)
+        let result = try await service.database.read { try await $0.query(statement, types: [.int64]) }
+        return Int(result.rows.first?.first?.integerValue ?? 0)
+    }
+
+    /// Throws 404 when an earlier step of the path does not exist (`Person(999)/PersonCar`), so that
+    /// a missing parent is not mistaken for a parent without children.
+    private func requireParent() async throws {
+        guard path.steps.count > 1 else { return }
+        let parentPath = ResolvedPath(steps: Array(path.steps.dropLast()), terminal: .entities)
+        var parentQuery = PathPlanner(storage: service.storage).plan(parentPath, columns: [])
+        try await ReadPlanner(call: call).restrictPath(parentPath, &parentQuery)
+        parentQuery.items = [SelectColumn(expression: .template(["1"]), alias: nil)]
+        guard try await fetchOne(parentQuery, columns: []) != nil else {
+            throw ODataError.notFound("The entity \(Self.describe(parentPath.steps[...])) does not exist.")
+        }
+    }
+
+    private func missingMessage() -> String {
+        let target = path.target
+        if target.via == nil || target.key != nil {
+            return "The entity \(Self.describe(path.steps[...])) does not exist."
+        }
+        return "\(Self.describe(path.steps.dropLast())) has no related \(target.via!.name)."
+    }
+
+    static func describe(_ steps: ArraySlice<ResolvedPath.Step>) -> String {
+        steps.map { step in
+            let name = step.via?.name ?? step.set.name
+            guard let key = step.key else { return name }
+            let pairs = zip(step.type.keyNames, key).map { (name: $0, value: $1) }
+            return name + KeyPredicate.forKey(pairs).urlText
+        }.joined(separator: "/")
+    }
+
+    // MARK: Links
+
+    /// `$links`: the URIs of related entities, `{"uri":…}` each, filtered and ordered like a collection.
+    private func links(_ navigation: NavigationProperty, key: [ODataValue]?) async throws -> Response {
+        guard let targetSet = service.model.entitySet(named: navigation.targetSet) else {
+            throw ODataError.notFound("The entity set \(navigation.targetSet) is not available.")
+        }
+        let targetType = service.model.entityType(of: targetSet)
+        let linkPath = ResolvedPath(steps: path.steps + [ResolvedPath.Step(set: targetSet, type: targetType, via: navigation, key: key)],
+                                    terminal: .entities)
+        var keysOnly = query
+        keysOnly.projection = BoundProjection(entityType: targetType, properties: targetType.keyProperties,
+                                              navigationLinks: [], expansions: [], selectsAll: false)
+        let plan = try await ReadPlanner(call: call).plan(linkPath, keysOnly)
+        let root = call.serviceRoot
+        let shape = plan.shape
+        let writeLink: @Sendable (EntityRow, inout JSONWriter) -> Void = { row, writer in
+            writer.beginObject()
+            writer.key("uri")
+            writer.string(root + shape.relativeURI(row.values))
+            writer.endObject()
+        }
+        guard linkPath.target.isCollection else {
+            let operation = ReadOperation(call: call, path: linkPath, query: keysOnly)
+            guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
+                try await operation.requireParent()
+                throw ODataError.notFound(operation.missingMessage())
+            }
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("d")
+            writeLink(EntityRow(values: row), &writer)
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        }
+        return try await ReadOperation(call: call, path: linkPath, query: keysOnly).stream(plan, writeRow: writeLink)
+    }
+
+    private init(call: ODataCall, path: ResolvedPath, query: BoundQuery) {
+        self.call = call
+        self.path = path
+        self.query = query
+    }
+}
+
+/// The `__next` link of a page: the request's URL with the position after its last row in
+/// `$skiptoken`, without `$skip` (already applied) and with `$top` reduced to the rows still wanted.
+enum NextLink {
+    static func builder(serviceRoot: String, url: ODataRequestURL) -> @Sendable ([ODataValue], Int?) -> String {
         let base = serviceRoot + url.path.urlText
         let items = url.queryItems
         return { position, remainingTop in
@@ -109,84 +237,14 @@ struct ReadOperation: Sendable {
             return base + "?" + query.joined(separator: "&")
         }
     }
+}
 
-    // MARK: Single values
-
-    private func singleEntity() async throws -> Response {
-        let target = path.target
-        let columns = target.type.properties
-        guard let row = try await fetchOne(columns: columns) else {
-            try await requireParent()
-            throw ODataError.notFound(missingMessage())
-        }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("d")
-        serializer.write(EntityRow(values: row), shape: EntityShape(set: target.set, type: target.type, properties: columns), into: &writer)
-        writer.endObject()
-        return ODataResponse.json(writer.bytes, version: version, headRequest: isHead)
-    }
-
-    private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {
-        guard let row = try await fetchOne(columns: [property]) else {
-            try await requireParent()
-            throw ODataError.notFound(missingMessage())
-        }
-        return row[0]
-    }
-
-    private func fetchOne(columns: [EntityProperty]) async throws -> [ODataValue]? {
-        var query = planner.plan(path, columns: columns)
-        query.limit = 1
-        let statement = SQLRenderer.render(query, dialect: service.dialect)
-        let result = try await service.database.read { try await $0.query(statement, types: columns.map(\.type)) }
-        return result.rows.first
-    }
-
-    private func count() async throws -> Int {
-        var query = planner.plan(path, columns: [])
-        query.items = [SelectColumn(expression: .template([.text("COUNT(*)")]), alias: nil)]
-        let statement = SQLRenderer.render(query, dialect: service.dialect)
-        let result = try await service.database.read { try await $0.query(statement, types: [.int64]) }
-        return Int(result.rows.first?.first?.integerValue ?? 0)
-    }
-
-    /// Throws 404 when an earlier step of the path does not exist (`Person(999)/PersonCar`), so that
-    /// a missing parent is not mistaken for a parent without children.
-    private func requireParent() async throws {
-        guard path.steps.count > 1 else { return }
-        let parentSteps = path.steps.dropLast()
-        var query = planner.plan(steps: parentSteps, columns: [])
-        query.items = [SelectColumn(expression: .template([.text("1")]), alias: nil)]
-        query.limit = 1
-        let statement = SQLRenderer.render(query, dialect: service.dialect)
-        let result = try await service.database.read { try await $0.query(statement) }
-        if result.rows.isEmpty {
-            throw ODataError.notFound("The entity \(describe(parentSteps)) does not exist.")
-        }
-    }
-
-    private func missingMessage() -> String {
-        let target = path.target
-        if target.via == nil || target.key != nil {
-            return "The entity \(describe(path.steps[...])) does not exist."
-        }
-        return "\(describe(path.steps.dropLast())) has no related \(target.via!.name)."
-    }
-
-    private func describe(_ steps: ArraySlice<ResolvedPath.Step>) -> String {
-        steps.map { step in
-            let name = step.via?.name ?? step.set.name
-            guard let key = step.key else { return name }
-            let pairs = zip(step.type.keyNames, key).map { (name: $0, value: $1) }
-            return name + KeyPredicate.forKey(pairs).urlText
-        }.joined(separator: "/")
-    }
-
-    private func rawValueResponse(_ value: ODataValue) -> Response {
+/// `$value`: a property's raw value as text (or bytes for binary).
+enum RawValue {
+    static func response(_ value: ODataValue, version: ODataVersion, headRequest: Bool) -> Response {
         if case .binary(let data) = value {
             return ODataResponse.body(Array(data), headers: [.contentType: "application/octet-stream",
-                                                             ODataResponse.dataServiceVersion: version.headerValue], headRequest: isHead)
+                                                             ODataResponse.dataServiceVersion: version.headerValue], headRequest: headRequest)
         }
         let text: String
         switch value {
@@ -203,57 +261,6 @@ struct ReadOperation: Sendable {
             text = literal
         }
         return ODataResponse.body(Array(text.utf8), headers: [.contentType: ODataResponse.textContentType,
-                                                             ODataResponse.dataServiceVersion: version.headerValue], headRequest: isHead)
-    }
-
-    // MARK: Links
-
-    /// `$links`: the URIs of related entities, `{"uri":…}` each.
-    private func links(_ navigation: NavigationProperty, key: [ODataValue]?) async throws -> Response {
-        guard let targetSet = service.model.entitySet(named: navigation.targetSet) else {
-            throw ODataError.notFound("The entity set \(navigation.targetSet) is not available.")
-        }
-        let targetType = service.model.entityType(of: targetSet)
-        var steps = path.steps
-        steps.append(ResolvedPath.Step(set: targetSet, type: targetType, via: navigation, key: key))
-        let linkPath = ResolvedPath(steps: steps, terminal: .entities)
-        let keyColumns = targetType.keyProperties
-        let shape = EntityShape(set: targetSet, type: targetType, properties: keyColumns, navigations: [])
-        let root = serviceRoot
-        let writeLink: @Sendable (EntityRow, inout JSONWriter) -> Void = { row, writer in
-            writer.beginObject()
-            writer.key("uri")
-            writer.string(root + shape.relativeURI(row.values))
-            writer.endObject()
-        }
-        if !linkPath.target.isCollection {
-            let operation = ReadOperation(service: service, url: url, path: linkPath, options: options, version: version,
-                                          serviceRoot: serviceRoot, pageSize: pageSize, isHead: isHead)
-            guard let row = try await operation.fetchOne(columns: keyColumns) else {
-                try await operation.requireParent()
-                throw ODataError.notFound(operation.missingMessage())
-            }
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("d")
-            writeLink(EntityRow(values: row), &writer)
-            writer.endObject()
-            return ODataResponse.json(writer.bytes, version: version, headRequest: isHead)
-        }
-        let query = PathPlanner(storage: service.storage).plan(linkPath, columns: keyColumns)
-        let sortKeys = keyColumns.map {
-            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type)
-        }
-        let reader = CollectionReader(database: service.database, query: query, sortKeys: sortKeys, columnTypes: keyColumns.map(\.type))
-        let operation = ReadOperation(service: service, url: url, path: linkPath, options: options, version: version,
-                                      serviceRoot: serviceRoot, pageSize: pageSize, isHead: isHead)
-        var limits = PageLimits(top: options.top, skip: options.skip ?? 0, pageSize: version >= .v2 ? pageSize : nil)
-        if let token = options.skipToken {
-            limits.continuation = try KeysetContinuation.values(fromToken: token, keys: sortKeys)
-        }
-        var stream = CollectionStream(reader: reader, limits: limits, version: version,
-                                      inlineCount: options.inlineCount ? try await operation.count() : nil,
-                                      writeRow: writeLink, nextLink: nextLink)
-        return try await operation.streamed(&stream)
+                                                             ODataResponse.dataServiceVersion: version.headerValue], headRequest: headRequest)
     }
 }

@@ -6,6 +6,8 @@ struct ODataRequestURL: Sendable {
     var path: ResourcePath
     /// Query options as sent, in order, percent-decoded.
     var queryItems: [QueryItem]
+    /// The query string as sent, still percent-encoded.
+    var rawQuery: String
 
     struct QueryItem: Sendable, Hashable {
         var name: String
@@ -23,6 +25,7 @@ struct ODataRequestURL: Sendable {
         serviceName = service
         let rest = serviceEnd < path.endIndex ? path[path.index(after: serviceEnd)...] : ""
         self.path = try ResourcePath.parse(rest)
+        self.rawQuery = rawQuery ?? ""
         queryItems = try Self.parseQuery(rawQuery ?? "")
     }
 

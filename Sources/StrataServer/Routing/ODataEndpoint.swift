@@ -1,8 +1,8 @@
 import Hummingbird
 import StrataCore
 
-/// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches by
-/// method and path (service document, `$metadata`, reads).
+/// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches:
+/// service document and `$metadata`, reads (GET/HEAD), and — in their own files — writes and `$batch`.
 struct ODataEndpoint: Sendable {
     let runtime: StrataRuntime
 
@@ -12,48 +12,47 @@ struct ODataEndpoint: Sendable {
             context.setRoute("odata.unknown")
             throw ODataError.notFound("There is no service named '\(url.serviceName)'. Services: \(runtime.allServices.map(\.name).joined(separator: ", ")).")
         }
-        let version = ContentNegotiation.version(
-            maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
-            versionHeader: request.headers[ODataResponse.dataServiceVersion])
-        let serviceRoot = baseURL(for: request) + "/" + PercentEncoding.encodePathSegmentName(service.name) + "/"
-        let isHead = request.method == .head
+        let call = ODataCall(
+            runtime: runtime, service: service, url: url, method: request.method, headers: request.headers,
+            version: ContentNegotiation.version(
+                maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
+                versionHeader: request.headers[ODataResponse.dataServiceVersion]),
+            serviceRoot: baseURL(for: request) + "/" + PercentEncoding.encodePathSegmentName(service.name) + "/",
+            principal: context.principal)
 
-        // Service document and $metadata.
         if url.path.segments.isEmpty {
             context.setRoute("odata.servicedocument")
-            try requireRead(request)
-            if ContentNegotiation.prefersXML(accept: request.headers[.accept]) {
-                return ODataResponse.body(Array(ServiceDocument.xml(for: service.model, serviceRoot: serviceRoot).utf8),
-                                          headers: [.contentType: ODataResponse.xmlContentType,
-                                                    ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue], headRequest: isHead)
-            }
-            try ContentNegotiation.requireJSON(accept: request.headers[.accept], format: url.value(of: "$format"))
-            return ODataResponse.json(ServiceDocument.json(for: service.model), version: version, headRequest: isHead)
+            try requireRead(call)
+            return try serviceDocument(call)
         }
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
             context.setRoute("odata.metadata")
-            try requireRead(request)
+            try requireRead(call)
             return ODataResponse.body(Array(MetadataDocument.xml(for: service.model).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
-                                                ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: isHead)
+                                                ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)
         }
 
         let path = try PathResolver(model: service.model).resolve(url.path)
         context.setRoute(Self.routeLabel(path))
-        try requireRead(request)
-        let options = try ReadOptions(url, version: version)
-        if case .rawValue = path.terminal {} else if case .count = path.terminal {} else {
-            try ContentNegotiation.requireJSON(accept: request.headers[.accept], format: options.format)
-        }
-        return try await ReadOperation(
-            service: service, url: url, path: path, options: options, version: version,
-            serviceRoot: serviceRoot, pageSize: runtime.configuration.pageSize, isHead: isHead
-        ).respond()
+        try requireRead(call)
+        return try await ReadOperation(call: call, path: path).respond()
     }
 
-    private func requireRead(_ request: Request) throws(ODataError) {
-        guard request.method == .get || request.method == .head else {
-            throw .methodNotAllowed("\(request.method.rawValue) is not supported on this resource; it can be read with GET.")
+    private func serviceDocument(_ call: ODataCall) throws -> Response {
+        let model = call.service.model
+        if ContentNegotiation.prefersXML(accept: call.headers[.accept]) {
+            return ODataResponse.body(Array(ServiceDocument.xml(for: model, serviceRoot: call.serviceRoot).utf8),
+                                      headers: [.contentType: ODataResponse.xmlContentType,
+                                                ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue], headRequest: call.isHead)
+        }
+        try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: call.url.value(of: "$format"))
+        return ODataResponse.json(ServiceDocument.json(for: model), version: call.version, headRequest: call.isHead)
+    }
+
+    private func requireRead(_ call: ODataCall) throws(ODataError) {
+        guard call.method == .get || call.method == .head else {
+            throw .methodNotAllowed("\(call.method.rawValue) is not supported on this resource; it can be read with GET.")
         }
     }
 

@@ -7,6 +7,8 @@ public struct StrataRequestContext: RequestContext {
     /// The low-cardinality route name handlers set for metrics (`odata.collection`, `health`, …).
     /// A box, because middleware outside the handler reads what the handler wrote.
     let routeLabel = NIOLockedValueBox("unmatched")
+    /// The authenticated caller; nil for anonymous requests.
+    var principal: Principal?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)

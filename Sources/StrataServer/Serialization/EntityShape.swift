@@ -29,12 +29,6 @@ struct EntityShape: Sendable {
         self.memberNames = properties.map { Array(JSONMemberName.quoted($0.name).utf8) }
     }
 
-    /// Properties a shape must always read, whatever `$select` says: the key (for URIs) and the
-    /// columns that expanded navigations join on.
-    static func requiredProperties(of type: EntityType) -> [String] {
-        type.keyNames
-    }
-
     /// The entity's URI relative to the service root: `Person(1)`.
     func relativeURI(_ values: [ODataValue]) -> String {
         let key = keyPositions.map { (name: properties[$0].name, value: values[$0]) }

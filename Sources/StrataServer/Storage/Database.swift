@@ -8,10 +8,10 @@ protocol Database: Sendable {
     var dialect: SQLDialect { get }
 
     /// Runs `body` with a connection for reading. Statements see committed data.
-    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Runs `body` inside a transaction that commits when it returns and rolls back when it throws.
-    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Checks that the database answers (for `/health`).
     func ping() async throws

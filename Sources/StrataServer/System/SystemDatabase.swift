@@ -23,10 +23,15 @@ struct SystemDatabase: Sendable {
         return dialect.quote(schema) + "." + table
     }
 
-    /// Migrations in order. New ones are appended; existing ones never change.
+    /// Migrations in order, each identified by a stable name. New ones are appended (features may
+    /// add theirs in their own files and list them here); existing ones never change.
     var migrations: [SystemMigration] {
+        serviceSettingsMigrations
+    }
+
+    private var serviceSettingsMigrations: [SystemMigration] {
         [
-            SystemMigration(version: 1, statements: [
+            SystemMigration(id: "services.1", statements: [
                 """
                 CREATE TABLE \(quoted("service_settings")) (
                     "service" VARCHAR(128) NOT NULL PRIMARY KEY,
@@ -44,22 +49,22 @@ struct SystemDatabase: Sendable {
                 try await connection.execute(SQLStatement("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))"))
             }
         }
-        let applied = try await database.transaction { connection -> Set<Int> in
+        let applied = try await database.transaction { connection -> Set<String> in
             try await connection.execute(SQLStatement(
-                "CREATE TABLE IF NOT EXISTS \(quoted("strata_migrations")) (\"version\" INTEGER NOT NULL PRIMARY KEY)"))
-            let rows = try await connection.query(SQLStatement("SELECT \"version\" FROM \(quoted("strata_migrations"))"), types: [.int64])
-            return Set(rows.rows.compactMap { $0[0].integerValue.map(Int.init) })
+                "CREATE TABLE IF NOT EXISTS \(quoted("strata_migrations")) (\"id\" VARCHAR(128) NOT NULL PRIMARY KEY)"))
+            let rows = try await connection.query(SQLStatement("SELECT \"id\" FROM \(quoted("strata_migrations"))"), types: [.string])
+            return Set(rows.rows.compactMap { $0[0].stringValue })
         }
-        for migration in migrations where !applied.contains(migration.version) {
+        for migration in migrations where !applied.contains(migration.id) {
             try await database.transaction { connection in
                 for statement in migration.statements {
                     try await connection.execute(SQLStatement(statement))
                 }
                 try await connection.execute(SQLStatement(
-                    "INSERT INTO \(quoted("strata_migrations")) (\"version\") VALUES (\(dialect.placeholder(1)))",
-                    binds: [.int64(Int64(migration.version))]))
+                    "INSERT INTO \(quoted("strata_migrations")) (\"id\") VALUES (\(dialect.placeholder(1)))",
+                    binds: [.string(migration.id)]))
             }
-            logger.info("Applied system migration", metadata: ["version": "\(migration.version)"])
+            logger.info("Applied system migration", metadata: ["migration": .string(migration.id)])
         }
     }
 
@@ -91,7 +96,8 @@ struct SystemDatabase: Sendable {
 }
 
 struct SystemMigration: Sendable {
-    var version: Int
+    /// A stable name, `<feature>.<n>`, recorded once the migration has run.
+    var id: String
     var statements: [String]
 }
 

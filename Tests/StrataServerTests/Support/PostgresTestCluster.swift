@@ -13,7 +13,8 @@ actor PostgresTestCluster {
         var user: String
     }
 
-    private var launching: Task<Endpoint, any Error>?
+    private var launching: Task<(endpoint: Endpoint, bin: String, data: String, asRoot: Bool), any Error>?
+    private var location: (bin: String, data: String, asRoot: Bool)?
 
     /// Starts the cluster on first use; later and concurrent callers share the same one.
     func start() async throws -> Endpoint {
@@ -28,7 +29,23 @@ actor PostgresTestCluster {
                 }
             }
         }
-        return try await launching!.value
+        let launched = try await launching!.value
+        location = (launched.bin, launched.data, launched.asRoot)
+        return launched.endpoint
+    }
+
+    /// Stops the server now (`pg_ctl stop -m immediate`), as a crash or an outage would.
+    func stop() async throws {
+        guard let location else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    let tool = location.asRoot ? "/usr/sbin/runuser" : "\(location.bin)/pg_ctl"
+                    let prefix = location.asRoot ? ["-u", "postgres", "--", "\(location.bin)/pg_ctl"] : []
+                    try PostgresTestCluster.run(tool, prefix + ["-D", location.data, "-m", "immediate", "stop"])
+                })
+            }
+        }
     }
 
     struct ClusterError: Error, CustomStringConvertible {
@@ -50,7 +67,7 @@ actor PostgresTestCluster {
         throw ClusterError("PostgreSQL server binaries (initdb, pg_ctl) not found; install the postgresql package")
     }
 
-    private static func launch() throws -> Endpoint {
+    private static func launch() throws -> (endpoint: Endpoint, bin: String, data: String, asRoot: Bool) {
         let bin = try binDirectory()
         let asRoot = geteuid() == 0
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString.prefix(8))").path
@@ -62,7 +79,7 @@ actor PostgresTestCluster {
         let options = "-p \(port) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
         try runAsOwner(asRoot, "\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", base + "/log", "-w", "start"])
         ClusterCleanup.register(pgctl: "\(bin)/pg_ctl", data: data, base: base, asRoot: asRoot)
-        return Endpoint(host: "127.0.0.1", port: port, user: "postgres")
+        return (Endpoint(host: "127.0.0.1", port: port, user: "postgres"), bin, data, asRoot)
     }
 
     private static func runAsOwner(_ asRoot: Bool, _ tool: String, _ arguments: [String]) throws {

@@ -104,3 +104,22 @@ actor TestDatabases {
         }
     }
 }
+
+extension TestDatabases {
+    /// Creates an extra service in a test's database before its server starts, from SQL scripts
+    /// written for the backend, through the same store operation that creates any service.
+    func provision(_ service: String, _ backend: Backend, into configuration: StrataConfiguration, scripts: [String]) async throws {
+        switch configuration.database {
+        case .postgres(let location):
+            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            try await Self.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
+                _ = try await PostgresServiceStore(client: client, counter: .none, logger: Self.logger).provision(service, scripts: scripts)
+            }
+        default:
+            let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
+                                                          counter: .none, logger: Self.logger)
+            _ = try await store.provision(service, scripts: scripts)
+            await store.close()
+        }
+    }
+}

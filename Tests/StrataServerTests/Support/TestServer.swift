@@ -13,16 +13,26 @@ func withServer<T: Sendable>(
     _ backend: Backend,
     demo: Bool = true,
     pageSize: Int = 1000,
+    services: [TestService] = [],
     configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
     var configuration = try await TestDatabases.shared.configuration(backend, demo: demo, pageSize: pageSize)
+    for service in services {
+        try await TestDatabases.shared.provision(service.name, backend, into: configuration, scripts: service.scripts(backend))
+    }
     configure(&configuration)
     let app = try await buildApplication(configuration, logger: TestDatabases.logger)
     defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
     return try await app.test(.router) { client in
         try await test(client)
     }
+}
+
+/// An extra service a test needs, written once per dialect.
+struct TestService: Sendable {
+    var name: String
+    var scripts: @Sendable (Backend) -> [String]
 }
 
 extension TestResponse {

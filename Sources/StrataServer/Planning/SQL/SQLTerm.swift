@@ -43,9 +43,14 @@ indirect enum SQLTerm: Sendable {
     static func equals(_ lhs: SQLTerm, _ rhs: SQLTerm) -> SQLTerm { .binary(.equal, lhs, rhs) }
 }
 
-enum SQLTemplatePiece: Sendable {
+enum SQLTemplatePiece: Sendable, ExpressibleByStringLiteral {
     case text(StaticString)
     case expression(SQLTerm)
+
+    /// A string literal in a template is fixed SQL text: `.template(["NULLIF(", .expression(x), ", 0)"])`.
+    init(stringLiteral value: StaticString) {
+        self = .text(value)
+    }
 }
 
 /// Binary operators whose spelling is the same in SQLite and PostgreSQL.

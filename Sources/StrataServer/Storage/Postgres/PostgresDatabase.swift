@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import StrataCore
 
@@ -12,41 +13,78 @@ final class PostgresDatabase: Database {
     private let counter: StatementCounter
     private let logger: Logger
 
-    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger) {
+    /// How long a request waits for a connection before the database counts as unreachable. The pool
+    /// itself would keep retrying for a minute before giving up on a server that is down.
+    let leaseTimeout: Duration
+
+    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger, leaseTimeout: Duration = .seconds(5)) {
         self.client = client
         self.counter = counter
         self.logger = logger
+        self.leaseTimeout = leaseTimeout
     }
 
-    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
-                try await body(PostgresSession(connection: connection, counter: counter, logger: logger))
-            }
-        } catch {
-            throw PostgresErrorMapping.map(error)
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await leased { connection in
+            try await body(PostgresSession(connection: connection, counter: self.counter, logger: self.logger))
         }
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
-                let session = PostgresSession(connection: connection, counter: counter, logger: logger)
-                try await session.execute(SQLStatement("BEGIN"))
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await leased { connection in
+            let logger = self.logger
+            let session = PostgresSession(connection: connection, counter: self.counter, logger: logger)
+            try await session.execute(SQLStatement("BEGIN"))
+            do {
+                let result = try await body(session)
+                try await session.execute(SQLStatement("COMMIT"))
+                return result
+            } catch {
                 do {
-                    let result = try await body(session)
-                    try await session.execute(SQLStatement("COMMIT"))
-                    return result
+                    try await session.execute(SQLStatement("ROLLBACK"))
                 } catch {
-                    do {
-                        try await session.execute(SQLStatement("ROLLBACK"))
-                    } catch {
-                        logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                    throw error
+                    logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
+                throw error
             }
+        }
+    }
+
+    /// Runs `work` on a pooled connection. Failing to get one within ``leaseTimeout`` (or the pool
+    /// failing to connect at all) means the database is unreachable: a 503 for the client.
+    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let acquired = NIOLockedValueBox(false)
+        let client = self.client
+        let timeout = leaseTimeout
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        acquired.withLockedValue { $0 = true }
+                        return try await work(connection)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    if !acquired.withLockedValue({ $0 }) {
+                        throw StorageError.unavailable("no PostgreSQL connection within \(timeout)")
+                    }
+                    return nil
+                }
+                while let result = try await group.next() {
+                    if let value = result {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw StorageError.unavailable("the PostgreSQL connection pool returned nothing")
+            }
+        } catch let error as StorageError {
+            throw error
         } catch {
+            if !acquired.withLockedValue({ $0 }) {
+                throw StorageError.unavailable("cannot connect to PostgreSQL: \(String(describing: error))")
+            }
             throw PostgresErrorMapping.map(error)
         }
     }

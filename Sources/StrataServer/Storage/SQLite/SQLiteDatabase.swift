@@ -60,13 +60,13 @@ final class SQLiteDatabase: Database {
         return connection
     }
 
-    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await readers.with { connection in
             try await body(SQLiteSession(connection: connection, counter: counter))
         }
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await writer.with { connection in
             let session = SQLiteSession(connection: connection, counter: counter)
             try await session.execute(SQLStatement("BEGIN IMMEDIATE"))
@@ -91,7 +91,11 @@ final class SQLiteDatabase: Database {
 
     func close() async {
         for connection in await readers.drain() + writer.drain() {
-            try? await connection.close()
+            do {
+                try await connection.close()
+            } catch {
+                logger.error("Closing a SQLite connection failed", metadata: ["path": .string(path), "error": "\(error)"])
+            }
         }
     }
 }

@@ -1,0 +1,101 @@
+import StrataCore
+
+/// Plans reads: the target's SELECT from the path (``PathPlanner``), narrowed by `$filter` and by
+/// the caller's row filters on every table it touches, ordered by `$orderby` then the key, with the
+/// columns `$select` and `$expand` need at each level.
+struct ReadPlanner {
+    let call: ODataCall
+
+    private var storage: ServiceStorage { call.service.storage }
+    private var dialect: SQLDialect { call.service.dialect }
+
+    func plan(_ path: ResolvedPath, _ bound: BoundQuery) async throws -> ReadPlan {
+        let target = path.target
+        let expansions = try await expansionPlans(bound.projection, parentColumns: nil)
+        let extra = expansions.flatMap { $0.navigation.joinColumns.map(\.local) }
+        let columns = Self.columns(for: bound.projection, extra: extra)
+        let positioned = expansions.map { plan -> ExpansionPlan in
+            var plan = plan
+            plan.parentPositions = plan.navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.local }! }
+            return plan
+        }
+
+        var query = PathPlanner(storage: storage).plan(path, columns: columns)
+        try await restrictPath(path, &query)
+
+        let joined = JoinBuilder(storage: storage, aliasPrefix: "n").joins(from: PathPlanner.targetAlias, chains: bound.navigationJoins)
+        for (index, table) in joined.tables.enumerated() {
+            // A joined row the caller may not see reads as missing: its rule goes into the join condition.
+            if let filter = try await call.authorize(.read, table.set.name).filter {
+                var join = joined.joins[index]
+                join.on = .and([join.on, RowFilterSQL(storage: storage).condition(filter, alias: table.alias, set: table.set, type: table.type)])
+                query.joins.append(join)
+            } else {
+                query.joins.append(joined.joins[index])
+            }
+        }
+        let translator = FilterTranslator(dialect: dialect, rootAlias: PathPlanner.targetAlias, joinAliases: joined.aliases)
+        if let filter = bound.filter {
+            query.filter(translator.condition(filter))
+        }
+
+        var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
+        sortKeys += target.type.keyProperties.map {
+            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type)
+        }
+        let shape = Self.shape(target.set, bound.projection, columns: columns, expansions: positioned)
+        return ReadPlan(query: query, columns: columns, sortKeys: sortKeys, shape: shape, expansions: positioned)
+    }
+
+    /// Checks read access on every table of the path and applies each one's row filter to its alias.
+    func restrictPath(_ path: ResolvedPath, _ query: inout SelectQuery) async throws {
+        let last = path.steps.count - 1
+        for (index, step) in path.steps.enumerated() {
+            let alias = index == last ? PathPlanner.targetAlias : "p\(last - index)"
+            if let filter = try await call.authorize(.read, step.set.name).filter {
+                query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: step.set, type: step.type))
+            }
+        }
+    }
+
+    private func expansionPlans(_ projection: BoundProjection, parentColumns: [EntityProperty]?) async throws -> [ExpansionPlan] {
+        var plans: [ExpansionPlan] = []
+        for expansion in projection.expansions {
+            let navigation = expansion.property
+            let type = expansion.projection.entityType
+            let access = try await call.authorize(.read, expansion.targetSet.name)
+            let children = try await expansionPlans(expansion.projection, parentColumns: nil)
+            let extra = navigation.joinColumns.map(\.remote) + children.flatMap { $0.navigation.joinColumns.map(\.local) }
+            let columns = Self.columns(for: expansion.projection, extra: extra)
+            let positionedChildren = children.map { child -> ExpansionPlan in
+                var child = child
+                child.parentPositions = child.navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.local }! }
+                return child
+            }
+            plans.append(ExpansionPlan(
+                navigation: navigation, set: expansion.targetSet, type: type, columns: columns,
+                parentPositions: [],
+                childPositions: navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.remote }! },
+                rowFilter: access.filter, children: positionedChildren,
+                shape: Self.shape(expansion.targetSet, expansion.projection, columns: columns, expansions: positionedChildren)))
+        }
+        return plans
+    }
+
+    /// The columns one level reads: what `$select` writes, plus keys (for URIs) and join columns, in column order.
+    static func columns(for projection: BoundProjection, extra: [String]) -> [EntityProperty] {
+        let type = projection.entityType
+        var needed = Set(projection.properties.map(\.name))
+        needed.formUnion(type.keyNames)
+        needed.formUnion(extra)
+        return type.properties.filter { needed.contains($0.name) }
+    }
+
+    static func shape(_ set: EntitySet, _ projection: BoundProjection, columns: [EntityProperty], expansions: [ExpansionPlan]) -> EntityShape {
+        let expanded = Dictionary(expansions.map { ($0.navigation.name, $0.shape) }, uniquingKeysWith: { a, _ in a })
+        return EntityShape(
+            set: set, type: projection.entityType, properties: columns,
+            written: projection.selectsAll ? nil : Set(projection.properties.map(\.name)),
+            navigations: projection.navigationLinks.map { ($0, expanded[$0.name]) })
+    }
+}

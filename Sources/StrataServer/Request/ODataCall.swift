@@ -1,0 +1,27 @@
+import HTTPTypes
+import Hummingbird
+import StrataCore
+
+/// One OData request after the common prologue: the service it addresses, its URL, method and
+/// headers, the protocol version of the answer, and the caller.
+struct ODataCall: Sendable {
+    let runtime: StrataRuntime
+    let service: ODataService
+    let url: ODataRequestURL
+    /// The effective method (after `X-HTTP-Method` tunnelling).
+    let method: HTTPRequest.Method
+    let headers: HTTPFields
+    let version: ODataVersion
+    /// `http://host:port/service/`
+    let serviceRoot: String
+    let principal: Principal?
+
+    var isHead: Bool { method == .head }
+
+    var access: any AccessPolicy { runtime.accessPolicy }
+
+    /// Asks the access policy whether the caller may do `action` on `table`.
+    func authorize(_ action: TableAction, _ table: String) async throws -> RowAccess {
+        try await access.authorize(action, table: table, in: service, principal: principal)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import StrataCore
+@testable import StrataServer
+import PostgresNIO
+import Testing
+
+/// Every refusal is an OData error body with the right status and a message that says what to fix.
+@Suite("Errors")
+struct ErrorTests {
+    @Test("Unknown service, set, key, property: 404", arguments: Backend.allCases)
+    func notFound(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let cases: [(String, String)] = [
+                ("/nosuch/Person", "no service named 'nosuch'"),
+                ("/cardealer/People", "no entity set named 'People'"),
+                ("/cardealer/person", "did you mean 'Person'"),
+                ("/cardealer/Person(99999)", "Person(99999) does not exist"),
+                ("/cardealer/Person(1)/nickname", "no property or navigation property named 'nickname'"),
+                ("/cardealer/Person(1)/PersonCar(99)", "does not exist"),
+                ("/speakeasy/Speakers(PartitionKey='speakers',RowKey='nope')", "does not exist"),
+            ]
+            for (uri, fragment) in cases {
+                let response = try await client.get(uri)
+                #expect(response.status == .notFound, "\(uri)")
+                #expect(response.headers[.contentType] == "application/json;charset=utf-8")
+                let error = try #require(response.odataError, "\(uri)")
+                #expect(error.code == "ResourceNotFound")
+                #expect(error.message.contains(fragment), "\(uri): \(error.message)")
+            }
+        }
+    }
+
+    @Test("Malformed keys and URLs: 400", arguments: Backend.allCases)
+    func badRequest(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let cases: [(String, String)] = [
+                ("/cardealer/Person('abc')", "does not fit personID"),
+                ("/cardealer/Person(1", "does not end with ')'"),
+                ("/cardealer/Person()", "empty"),
+                ("/cardealer/Person(1,2)", "2 unnamed values"),
+                ("/speakeasy/Speakers('x')", "has 2 properties"),
+                ("/speakeasy/Speakers(PartitionKey='speakers')", "gives 1 value"),
+                ("/speakeasy/Speakers(PartitionKey='speakers',Row='x')", "RowKey is missing"),
+                ("/cardealer/Person(1)/firstName/foo", "Only $value may follow"),
+                ("/cardealer/Person/firstName", "cannot follow the collection"),
+                ("/cardealer/Person(1)/PersonCar/Car", "cannot follow the collection"),
+                ("/cardealer/PersonCar(1)/Car(2)", "takes no key"),
+                ("/cardealer/Person(%ZZ)", "invalid percent escape"),
+                ("/cardealer/Person(1)/$count", "$count must follow a collection"),
+                ("/cardealer/Person('unterminated)", "not closed"),
+                ("/cardealer/Person?$unknown=1", "$unknown"),
+                ("/cardealer/Person?$top=1&$top=2", "more than once"),
+                ("/cardealer/Person(1)?$top=1", "single entity"),
+                ("/cardealer/Person(9999999999)", "does not fit personID"),
+            ]
+            for (uri, fragment) in cases {
+                let response = try await client.get(uri)
+                #expect(response.status == .badRequest, "\(uri): \(response.status)")
+                let error = try #require(response.odataError, "\(uri)")
+                #expect(error.message.contains(fragment), "\(uri): \(error.message)")
+            }
+        }
+    }
+
+    @Test("405 for methods a resource does not take, 406 for formats, 415 for bodies", arguments: [Backend.sqlite])
+    func methodAndFormat(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let metadata = try await client.send(.post, "/cardealer/$metadata")
+            #expect(metadata.status == .methodNotAllowed)
+            #expect(metadata.odataError?.code == "MethodNotAllowed")
+            #expect(metadata.headers[.allow] != nil)
+
+            let xml = try await client.get("/cardealer/Person(1)", headers: [.accept: "application/atom+xml"])
+            #expect(xml.status == .notAcceptable)
+            #expect(xml.odataError?.message.contains("application/json") == true)
+            let acceptsAll = try await client.get("/cardealer/Person(1)", headers: [.accept: "application/atom+xml, */*;q=0.1"])
+            #expect(acceptsAll.status == .ok)
+        }
+    }
+
+    @Test("A database that goes down answers 503 with a clear message, and /health says so")
+    func databaseDown() async throws {
+        // A cluster of its own, which the test stops while the server runs.
+        let cluster = PostgresTestCluster()
+        let endpoint = try await cluster.start()
+        try await TestDatabases.withAdminClient(endpoint, database: "postgres") { client in
+            _ = try await client.query("CREATE DATABASE outage")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = StrataConfiguration(dataDirectory: directory.path, logLevel: .critical)
+        configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: "outage"))
+        try await TestDatabases.shared.provision("shop", .postgres, into: configuration, scripts: [
+            #"CREATE TABLE "Item" ("id" INTEGER PRIMARY KEY, "name" VARCHAR(20)); INSERT INTO "Item" VALUES (1, 'pen');"#,
+        ])
+        let app = try await buildApplication(configuration, logger: TestDatabases.logger)
+        try await app.test(.router) { client in
+            let healthy = try await client.get("/health")
+            #expect(healthy.status == .ok)
+            #expect(healthy.json["databases"]["shop"]?.stringValue == "ok")
+            #expect(try await client.get("/shop/Item(1)").json["d"]["name"]?.stringValue == "pen")
+
+            try await cluster.stop()
+            let down = try await client.get("/shop/Item(1)")
+            #expect(down.status == .serviceUnavailable)
+            #expect(down.odataError?.message.contains("database is not reachable") == true)
+            let health = try await client.get("/health")
+            #expect(health.status == .serviceUnavailable)
+            #expect(health.json["databases"]["shop"]?.stringValue == "unreachable")
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
