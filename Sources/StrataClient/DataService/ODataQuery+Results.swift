@@ -55,14 +55,13 @@ extension ODataQuery {
         try await get().decode(as: type)
     }
 
-    /// How many entities match the query's filter, counted by the server (`…/$count`).
-    ///
-    /// `$top` and `$skip` are not sent: servers disagree on whether they apply to `$count`, and the
-    /// size of a window is easy to work out from the total.
+    /// How many entities the query selects, counted by the server (`…/$count`): those matching
+    /// `$filter`, narrowed by `$skip` and `$top` as the collection would be.
     public func count() async throws(StrataError) -> Int {
         var countPath = path
         countPath.segments.append(PathSegment("$count"))
-        let countOptions = QueryOptions(filter: options.filter, customOptions: options.customOptions)
+        let countOptions = QueryOptions(filter: options.filter, top: options.top, skip: options.skip,
+                                        customOptions: options.customOptions)
         let response = try await service.send(Request(.get, service.path(countPath, options: countOptions),
                                                       headers: ["Accept": "text/plain, application/json"]))
         let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
