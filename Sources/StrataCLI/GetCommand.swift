@@ -59,7 +59,10 @@ struct GetCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let target = try ClientTarget(self.target, server: server ?? environment["STRATA_SERVER"] ?? "http://127.0.0.1:8080")
-        let service = DataService(connection: Connection(baseURL: target.serverURL), path: target.serviceName)
+        // Stored credentials (from `strata login`) sign the requests and are refreshed in place.
+        let session = try await Credentials.session(for: target.serverURL)
+        let connection = Connection(baseURL: target.serverURL, configuration: ConnectionConfiguration(authenticator: session))
+        let service = DataService(connection: connection, path: target.serviceName)
         let query = service.resource(target.path, options: try options(over: target.options))
 
         if target.rawResource != nil {

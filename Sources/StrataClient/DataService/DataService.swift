@@ -17,6 +17,8 @@ public struct DataService: Sendable {
     /// The highest OData version to accept, sent as `MaxDataServiceVersion`. Version 1 servers and
     /// clients write collections as bare arrays; responses of both shapes are read either way.
     public var maxVersion: ODataVersion
+    /// The ETags of entities this service has read and written, shared by copies of the service.
+    public let etags: ETagTracker
 
     /// A service at `path` below the connection's base URL (`"cardealer"`), or at the base URL itself.
     public init(connection: Connection, path: String = "", maxVersion: ODataVersion = .v2) {
@@ -24,6 +26,7 @@ public struct DataService: Sendable {
         let trimmed = path.drop { $0 == "/" }
         self.rootPath = trimmed.isEmpty || trimmed.hasSuffix("/") ? String(trimmed) : trimmed + "/"
         self.maxVersion = maxVersion
+        self.etags = ETagTracker()
     }
 
     /// A service whose root is `url`, with a connection of its own.

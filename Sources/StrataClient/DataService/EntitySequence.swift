@@ -59,6 +59,7 @@ public struct PageSequence: AsyncSequence, Sendable {
             pending = nil
             let response = try await service.send(Request(.get, path))
             let page = try ResponseReader.page(response)
+            await service.etags.record(page.entities)
             if let next = page.nextLink?.absoluteString {
                 // A server that hands out a link it already gave would make this loop forever.
                 visited.insert(path)

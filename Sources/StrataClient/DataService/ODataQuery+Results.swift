@@ -5,7 +5,9 @@ extension ODataQuery {
     /// The first page of the collection, with ``EntityPage/count`` when ``inlineCount(_:)`` was asked
     /// for and ``EntityPage/nextLink`` when there are more.
     public func page() async throws(StrataError) -> EntityPage {
-        try ResponseReader.page(try await service.send(Request(.get, requestPath)))
+        let page = try ResponseReader.page(try await service.send(Request(.get, requestPath)))
+        await service.etags.record(page.entities)
+        return page
     }
 
     /// The pages of the collection, following `__next` links.
@@ -47,7 +49,10 @@ extension ODataQuery {
     ///
     /// - Throws: ``StrataError/Kind/notFound`` when it does not exist.
     public func get() async throws(StrataError) -> Entity {
-        try ResponseReader.entity(try await service.send(Request(.get, requestPath)))
+        let response = try await service.send(Request(.get, requestPath))
+        let entity = try ResponseReader.entity(response)
+        await service.record(entity, from: response)
+        return entity
     }
 
     /// The one entity the query addresses, decoded as `type`.
@@ -97,13 +102,26 @@ extension ODataQuery {
         let response = try await service.send(Request(.get, requestPath))
         let content = try ResponseReader.wrapped(response)
         if content.arrayValue != nil || (content["results"]?.arrayValue != nil && content["__metadata"] == nil) {
-            return .collection(try ResponseReader.page(response))
+            let page = try ResponseReader.page(response)
+            await service.etags.record(page.entities)
+            return .collection(page)
         }
-        return .entity(try ResponseReader.entity(response))
+        let entity = try ResponseReader.entity(response)
+        await service.record(entity, from: response)
+        return .entity(entity)
     }
 }
 
 extension DataService {
+    /// Records a single entity's ETag: the response's `ETag` header when there is one (it is the
+    /// authoritative version of a single-entity response), else `__metadata.etag`.
+    func record(_ entity: Entity, from response: Response) async {
+        await etags.record(entity)
+        if let header = response.headers["ETag"], let uri = entity.uri {
+            await etags.record(header, for: uri)
+        }
+    }
+
     /// The pages of a collection starting at a `__next` link (or any collection URL).
     public func pages(from link: URL) -> PageSequence {
         PageSequence(service: self, firstPath: link.absoluteString)
