@@ -106,9 +106,14 @@ func withFakeAuthServer<T: Sendable>(_ body: @Sendable (URL, FakeAuthState) asyn
         return Hummingbird.Response(status: .ok, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"d":{"__metadata":{"uri":"x"},"token":"\#(presented)"}}"#)))
     }
+    return try await withRouter(router) { url in try await body(url, state) }
+}
+
+/// Serves `router` on a loopback port for the duration of `body`.
+func withRouter<T: Sendable>(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> T) async throws -> T {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     return try await app.test(.live) { client in
-        try await body(URL(string: "http://localhost:\(client.port!)/")!, state)
+        try await body(URL(string: "http://localhost:\(client.port!)/")!)
     }
 }
 
