@@ -18,6 +18,7 @@ public struct FileTokenStore: TokenStore {
     /// The entry this store reads and writes, such as `http://127.0.0.1:8080`.
     public let account: String
 
+    /// A store for `account`'s entry in the file at `fileURL`, which need not exist yet.
     public init(fileURL: URL, account: String) {
         self.fileURL = fileURL
         self.account = account

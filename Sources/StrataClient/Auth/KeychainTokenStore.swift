@@ -9,6 +9,7 @@ public struct KeychainTokenStore: TokenStore {
     /// The entry, such as the server URL.
     public let account: String
 
+    /// A store for the Keychain item of `service` and `account`.
     public init(service: String, account: String) {
         self.service = service
         self.account = account
@@ -52,6 +53,7 @@ public struct KeychainTokenStore: TokenStore {
 
 /// A Keychain call failed with an `OSStatus`.
 public struct KeychainError: Error, CustomStringConvertible {
+    /// The status the Security framework returned.
     public let status: OSStatus
     public var description: String {
         let text = SecCopyErrorMessageString(status, nil) as String? ?? "unknown error"

@@ -15,6 +15,7 @@ public protocol TokenStore: Sendable {
 public actor MemoryTokenStore: TokenStore {
     private var tokens: Tokens?
 
+    /// A store holding `tokens` to begin with.
     public init(_ tokens: Tokens? = nil) {
         self.tokens = tokens
     }

@@ -13,6 +13,7 @@ public struct Tokens: Sendable, Hashable, Codable {
     /// When the access token stops working, from the server's `expires_in`; nil when unknown.
     public var expiresAt: Date?
 
+    /// Tokens as a token response gives them, or as a store read them back.
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil, expiresAt: Date? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType

@@ -112,6 +112,7 @@ public actor Connection {
         return ObserverToken(id: lastIdentifier)
     }
 
+    /// Stops telling the observer added with `token` about requests.
     public func removeObserver(_ token: ObserverToken) {
         observers[token.id] = nil
     }

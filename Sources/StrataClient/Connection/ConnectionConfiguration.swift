@@ -9,6 +9,7 @@ public struct ConnectionConfiguration: Sendable {
     /// Credentials for requests; nil sends none.
     public var authenticator: (any RequestAuthenticator)?
 
+    /// Settings for a connection; the defaults accept JSON, wait 60 seconds and send no credentials.
     public init(
         defaultHeaders: HTTPHeaders = ["Accept": "application/json"],
         timeout: TimeInterval = 60,

@@ -21,6 +21,7 @@ public enum ConnectionEvent: Sendable {
 
 /// How far a request body has been sent, or a response body received.
 public struct TransferProgress: Sendable, Hashable {
+    /// Which body is moving.
     public enum Direction: Sendable, Hashable {
         /// The request body going to the server.
         case upload
@@ -28,6 +29,7 @@ public struct TransferProgress: Sendable, Hashable {
         case download
     }
 
+    /// Upload or download.
     public var direction: Direction
     /// Bytes transferred so far.
     public var completedBytes: Int64

@@ -3,14 +3,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// The fields in the order they were added, names as written.
     public private(set) var fields: [(name: String, value: String)]
 
+    /// No headers.
     public init() {
         fields = []
     }
 
+    /// Headers with these fields, in order.
     public init(_ fields: [(name: String, value: String)]) {
         self.fields = fields
     }
 
+    /// Headers written as a literal, `["Accept": "application/json"]`.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.fields = elements.map { (name: $0.0, value: $0.1) }
     }
@@ -55,6 +58,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return merged
     }
 
+    /// True when there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

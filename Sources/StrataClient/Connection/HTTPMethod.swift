@@ -8,6 +8,7 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
         self.rawValue = rawValue
     }
 
+    /// A method written as a literal, `"MERGE"`.
     public init(stringLiteral value: String) {
         self.rawValue = value
     }

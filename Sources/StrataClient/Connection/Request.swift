@@ -22,6 +22,7 @@ public struct Request: Sendable, Hashable {
     /// Whether the connection's ``RequestAuthenticator`` signs this request; token requests turn it off.
     public var isAuthenticated: Bool
 
+    /// A request for `path`; see the properties for what each part means.
     public init(
         _ method: HTTPMethod = .get,
         _ path: String,

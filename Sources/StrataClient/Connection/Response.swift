@@ -14,6 +14,7 @@ public struct Response: Sendable, Hashable {
     /// The request this answers, as sent; nil for responses made by hand.
     public var request: SentRequest?
 
+    /// A response; the connection makes these, tests and `$batch` parts make them by hand.
     public init(status: Int, headers: HTTPHeaders, body: Data, url: URL, request: SentRequest? = nil) {
         self.status = status
         self.headers = headers
@@ -50,9 +51,12 @@ public struct Response: Sendable, Hashable {
 
 /// The status line and headers of a response, as they arrive before the body.
 public struct ResponseHead: Sendable, Hashable {
+    /// The HTTP status code.
     public var status: Int
+    /// The response headers.
     public var headers: HTTPHeaders
     /// The length the server announced (`Content-Length`), nil when it streams without one.
     public var expectedLength: Int64?
+    /// The URL that answered.
     public var url: URL
 }

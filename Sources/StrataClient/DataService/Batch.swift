@@ -36,6 +36,7 @@ public struct Batch: Sendable {
         var contentID: Int
     }
 
+    /// An empty batch for `service`; ``DataService/batch()`` does the same.
     public init(service: DataService) {
         self.service = service
     }

@@ -13,6 +13,7 @@ public actor ETagTracker {
     private var order: [String] = []
     private var head = 0
 
+    /// A tracker that remembers up to `capacity` entities.
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
     }
@@ -43,6 +44,7 @@ public actor ETagTracker {
         }
     }
 
+    /// Records the ETags of several entities.
     public func record(_ entities: [Entity]) {
         for entity in entities { record(entity) }
     }

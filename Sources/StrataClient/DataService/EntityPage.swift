@@ -15,6 +15,7 @@ public struct EntityPage: Sendable {
     /// for a `results` wrapper.
     public var shape: ODataVersion
 
+    /// A page; the service makes these from responses.
     public init(entities: [Entity], count: Int? = nil, nextLink: URL? = nil, shape: ODataVersion = .v2) {
         self.entities = entities
         self.count = count

@@ -20,6 +20,7 @@ public struct EntitySequence<Element: Sendable>: AsyncSequence, Sendable {
         Iterator(pages: PageSequence(service: service, firstPath: firstPath).makeAsyncIterator(), transform: transform)
     }
 
+    /// Reads entities from the current page, fetching the next page when it runs out.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         var pages: PageSequence.Iterator
         let transform: @Sendable (Entity) throws(StrataError) -> Element
@@ -49,6 +50,7 @@ public struct PageSequence: AsyncSequence, Sendable {
         Iterator(service: service, pending: firstPath)
     }
 
+    /// Fetches one page per call to `next()`.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let service: DataService
         var pending: String?

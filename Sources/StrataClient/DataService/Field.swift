@@ -30,6 +30,7 @@ public struct Field<Value: ODataValueConvertible>: Sendable {
     /// The property's path: `lastName`, or `Car/make`.
     public let path: PropertyPath
 
+    /// The field for the property at `path`: `Field<String>("lastName")`.
     public init(_ path: PropertyPath) {
         self.path = path
     }

@@ -20,6 +20,7 @@ public struct ODataQuery: Sendable {
     /// `$filter`, `$orderby`, `$top` and the other options.
     public var options: QueryOptions
 
+    /// A query for `path` below the service root; ``DataService/set(_:)`` is the usual start.
     public init(service: DataService, path: ResourcePath, options: QueryOptions = QueryOptions()) {
         self.service = service
         self.path = path

@@ -20,6 +20,7 @@ public struct Entity: Sendable, Hashable {
     /// The entity's JSON object exactly as received, `__metadata` included.
     public let json: JSONObject
 
+    /// An entity over a JSON object from a response (or one you built, for tests and previews).
     public init(json: JSONObject) {
         self.json = json
     }

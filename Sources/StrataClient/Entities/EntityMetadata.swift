@@ -12,6 +12,7 @@ public struct EntityMetadata: Sendable, Hashable, Codable {
     /// The entity's version tag; send it back as `If-Match` to update only what you read.
     public var etag: String?
 
+    /// Metadata with the given parts.
     public init(uri: URL? = nil, type: String? = nil, etag: String? = nil) {
         self.uri = uri
         self.type = type

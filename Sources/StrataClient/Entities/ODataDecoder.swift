@@ -17,6 +17,7 @@ import StrataCore
 /// let people = try ODataDecoder().decode([Person].self, from: response.body)
 /// ```
 public struct ODataDecoder: Sendable {
+    /// A decoder; it has no options, because the wire format has none.
     public init() {}
 
     /// Decodes a response body, removing the `{"d": …}` wrapper first.

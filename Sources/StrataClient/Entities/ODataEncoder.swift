@@ -15,6 +15,7 @@ import StrataCore
 /// let body = try ODataEncoder().encode(NewPerson(firstName: "Ann", lastName: "Lee"))
 /// ```
 public struct ODataEncoder: Sendable {
+    /// An encoder; it has no options, because the wire format has none.
     public init() {}
 
     /// The value as a JSON value.

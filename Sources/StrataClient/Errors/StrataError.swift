@@ -31,6 +31,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// so you can merge and retry. Nil when it could not be read (for example because it was deleted).
     public var currentEntity: Entity?
 
+    /// An error of `kind`; the client makes these, and so can your own layers above it.
     public init(
         _ kind: Kind,
         status: Int? = nil,
