@@ -50,7 +50,11 @@ public struct Batch: Sendable {
     }
 
     /// Adds a change set built by `build`; its writes succeed or fail together.
-    public mutating func changeSet(_ build: (inout ChangeSet) throws(StrataError) -> Void) throws(StrataError) {
+    ///
+    /// Rethrows what `build` throws: the ``ChangeSet`` methods throw ``StrataError`` when a body
+    /// cannot be encoded. (The closure is not typed-throwing because Swift does not yet infer a typed
+    /// error for closures, which would make every caller spell it out.)
+    public mutating func changeSet(_ build: (inout ChangeSet) throws -> Void) rethrows {
         var changeSet = ChangeSet(nextContentID: parts.reduce(1) { count, part in
             if case .changeSet(let operations) = part { return count + operations.count }
             return count
