@@ -75,3 +75,23 @@ struct EntityTests {
         #expect(person.navigation("nothing") == nil)
     }
 }
+
+@Suite("ETag tracking")
+struct ETagTrackerTests {
+    @Test("Records entities and their expanded relatives, forgets, and keeps only the newest beyond capacity")
+    func tracking() async throws {
+        let tracker = ETagTracker(capacity: 3)
+        await tracker.record(EntityTests.person)
+        let person = try #require(URL(string: "http://host/cardealer/Person(1)"))
+        #expect(await tracker.etag(for: person) == "W/\"x\"")
+        for index in 0..<5 {
+            await tracker.record("e\(index)", for: URL(string: "http://host/s/E(\(index))")!)
+        }
+        #expect(await tracker.etag(for: person) == nil)
+        #expect(await tracker.etag(for: URL(string: "http://host/s/E(1)")!) == nil)
+        #expect(await tracker.etag(for: URL(string: "http://host/s/E(4)")!) == "e4")
+        await tracker.record(nil, for: URL(string: "http://host/s/E(4)")!)
+        #expect(await tracker.etag(for: URL(string: "http://host/s/E(4)")!) == nil)
+        #expect(await tracker.etag(for: URL(string: "http://host/s/E(3)")!) == "e3")
+    }
+}
