@@ -16,6 +16,7 @@ struct GetCommand: AsyncParsableCommand {
               strata get cardealer/Person --filter "startswith(lastName,'S')" --select firstName,lastName
               strata get 'http://127.0.0.1:8080/speakeasy/Events?$top=3' --json
               strata get cardealer/Person/\\$count
+              strata get cardealer          (the service's entity sets)
 
             Collections are read page after page until --top rows have been printed or the server \
             has no more. Expanded single entities appear as Nav/property columns, expanded \
@@ -65,6 +66,11 @@ struct GetCommand: AsyncParsableCommand {
         let service = DataService(connection: connection, path: target.serviceName)
         let query = service.resource(target.path, options: try options(over: target.options))
 
+        if target.path.segments.isEmpty {
+            let names = try await service.entitySets()
+            print(json ? JSONValue.array(names.map(JSONValue.string)).jsonString : names.joined(separator: "\n"))
+            return
+        }
         if target.rawResource != nil {
             let response = try await service.send(Request(.get, query.requestPath, headers: ["Accept": "*/*"]))
             print(response.text.hasSuffix("\n") ? String(response.text.dropLast()) : response.text)

@@ -9,6 +9,7 @@ struct ConnectionTests {
     func resolution() throws {
         let connection = Connection(baseURL: URL(string: "http://example.invalid:8080/cardealer")!)
         #expect(connection.baseURL.absoluteString == "http://example.invalid:8080/cardealer/")
+        #expect(try connection.url(for: "").absoluteString == "http://example.invalid:8080/cardealer/")
         #expect(try connection.url(for: "Person(1)").absoluteString == "http://example.invalid:8080/cardealer/Person(1)")
         #expect(try connection.url(for: "Person?$top=1").absoluteString == "http://example.invalid:8080/cardealer/Person?$top=1")
         #expect(try connection.url(for: "/auth/token").absoluteString == "http://example.invalid:8080/auth/token")

@@ -44,6 +44,14 @@ struct ReadTests {
         #expect(car["manufactureDate"] == .dateTime(ODataDateTime(millisecondsSince1970: 1_075_680_000_000)))
     }
 
+    @Test("The service document lists the entity sets; $metadata is the EDMX")
+    func serviceDocument() async throws {
+        let service = try await LiveServer.shared().service("cardealer")
+        #expect(Set(try await service.entitySets()) == ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"])
+        let metadata = try await service.metadataDocument()
+        #expect(metadata.contains("<EntityType Name=\"Person\""))
+    }
+
     @Test("Composite keys address SpeakEasy's table-storage entities")
     func compositeKey() async throws {
         let service = try await LiveServer.shared().service("speakeasy")

@@ -71,6 +71,7 @@ public actor Connection {
             }
             return url
         }
+        if path.isEmpty { return baseURL }
         // A first segment with a colon (a key such as RowKey='a:b') would read as a URL scheme.
         let firstSegment = path.prefix { $0 != "/" && $0 != "?" }
         let relative = firstSegment.contains(":") ? "./" + path : path

@@ -49,6 +49,16 @@ public struct DataService: Sendable {
         ODataQuery(service: self, path: path, options: options)
     }
 
+    /// The names of the service's entity sets, from its service document.
+    public func entitySets() async throws(StrataError) -> [String] {
+        let response = try await send(Request(.get, rootPath))
+        let content = try ResponseReader.wrapped(response)
+        guard let names = content["EntitySets"]?.arrayValue?.compactMap(\.stringValue) else {
+            throw ResponseReader.invalid(response, "The service document has no EntitySets list")
+        }
+        return names
+    }
+
     /// The service's `$metadata` document (EDMX, XML) as text.
     public func metadataDocument() async throws(StrataError) -> String {
         try await send(Request(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"])).text
