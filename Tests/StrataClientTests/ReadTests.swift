@@ -52,6 +52,29 @@ struct ReadTests {
         #expect(metadata.contains("<EntityType Name=\"Person\""))
     }
 
+    @Test("The model from $metadata types every property exactly")
+    func model() async throws {
+        let service = try await LiveServer.shared().service("cardealer")
+        let model = try await service.model()
+        #expect(model.namespace == "edmexampleModel")
+        #expect(model.serviceName == "cardealer")
+        let person = try #require(model.entityType(named: "Person"))
+        #expect(person.keyNames == ["personID"])
+        #expect(person.property(named: "createDate")?.type == .dateTime)
+        #expect(person.property(named: "ssn")?.isNullable == true)
+        let links = try #require(person.navigationProperty(named: "PersonCar"))
+        #expect(links.targetSet == "PersonCar")
+        #expect(links.multiplicity == .many)
+        #expect(links.joinColumns == [.init(local: "personID", remote: "personID")])
+        #expect(model.entityType(named: "PersonCar")?.navigationProperty(named: "Car")?.multiplicity == .one)
+
+        let oil = try await service.set("Maintenance").key(1).get()
+        #expect(try oil.value("price", in: model) == .decimal(Decimal(string: "29.99")!))
+        #expect(oil["price"] == .string("29.99"), "without the model the JSON string stays a string")
+        #expect(try oil.value("maintenanceID", in: model) == .int32(1))
+        #expect(throws: StrataError.self) { try oil.value("nothing", in: model) }
+    }
+
     @Test("Composite keys address SpeakEasy's table-storage entities")
     func compositeKey() async throws {
         let service = try await LiveServer.shared().service("speakeasy")

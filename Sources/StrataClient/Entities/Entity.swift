@@ -14,8 +14,9 @@ import StrataCore
 /// ```
 ///
 /// Verbose JSON does not say which EDM type a value has, so ``subscript(_:)`` infers it from the JSON
-/// form; ``value(_:as:)-(_,Decodable.Type)`` and ``value(_:as:)-(_,EDMPrimitiveType)`` read exactly the
-/// type you name, including `Edm.Int64` and `Edm.Decimal`, which travel as strings.
+/// form. The `value(_:as:)` methods read exactly the EDM or Swift type you name, including `Edm.Int64`
+/// and `Edm.Decimal`, which travel as strings, and `value(_:in:)` reads the type the service's
+/// ``DataService/model()`` declares.
 public struct Entity: Sendable, Hashable {
     /// The entity's JSON object exactly as received, `__metadata` included.
     public let json: JSONObject
@@ -65,7 +66,7 @@ public struct Entity: Sendable, Hashable {
     ///
     /// Numbers become `Edm.Int32` (`Edm.Int64` when too large) or `Edm.Double`, `"/Date(…)/"` strings
     /// `Edm.DateTime`, other strings `Edm.String`. Int64, Decimal, Guid, Time, DateTimeOffset and Binary
-    /// values therefore read as strings here; ask for them with ``value(_:as:)-(_,EDMPrimitiveType)``.
+    /// values therefore read as strings here; ask for them with `value(_:as:)` or `value(_:in:)`.
     public subscript(name: String) -> ODataValue? {
         guard let value = json[name] else { return nil }
         switch value {
