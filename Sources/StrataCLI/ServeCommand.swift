@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
             (strata-data/cardealer.sqlite is the service /cardealer/), or a schema of the PostgreSQL \
             database given with --database. Every option can also be set with an environment variable \
             (STRATA_HOST, STRATA_PORT, STRATA_DATA, STRATA_DATABASE, STRATA_PUBLIC_URL, STRATA_PAGE_SIZE, \
-            STRATA_LOG_LEVEL, STRATA_DEMO=1); options win over the environment.
+            STRATA_MAX_BODY_SIZE, STRATA_LOG_LEVEL, STRATA_DEMO=1); options win over the environment.
             """)
 
     @Flag(help: "Create the demo services (cardealer, speakeasy, hockey) on first start.")
@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("page-size"), help: "Rows per response before a collection continues with __next. (env: STRATA_PAGE_SIZE, default: 1000)")
     var pageSize: Int?
 
+    @Option(name: .customLong("max-body-size"), help: "The largest request body accepted, in bytes; larger ones are refused with 413. (env: STRATA_MAX_BODY_SIZE, default: 16777216)")
+    var maxBodySize: Int?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
     var logLevel: String?
 
@@ -57,6 +60,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.publicBaseURL = publicURL ?? environment["STRATA_PUBLIC_URL"]
         configuration.pageSize = try pageSize ?? environment["STRATA_PAGE_SIZE"].map { try Self.integer($0, "STRATA_PAGE_SIZE") } ?? configuration.pageSize
         guard configuration.pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
+        configuration.maxBodySize = try maxBodySize ?? environment["STRATA_MAX_BODY_SIZE"].map { try Self.integer($0, "STRATA_MAX_BODY_SIZE") } ?? configuration.maxBodySize
+        guard configuration.maxBodySize > 0 else { throw ValidationError("--max-body-size must be at least 1") }
         if let level = logLevel ?? environment["STRATA_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")

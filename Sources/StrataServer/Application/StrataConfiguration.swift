@@ -19,6 +19,8 @@ public struct StrataConfiguration: Sendable {
     public var pageSize: Int
     /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
     public var queryLimits: QueryLimits
+    /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
+    public var maxBodySize: Int
     public var logLevel: Logger.Level
 
     public init(
@@ -30,6 +32,7 @@ public struct StrataConfiguration: Sendable {
         publicBaseURL: String? = nil,
         pageSize: Int = 1000,
         queryLimits: QueryLimits = .default,
+        maxBodySize: Int = 16 * 1024 * 1024,
         logLevel: Logger.Level = .info
     ) {
         self.queryLimits = queryLimits
@@ -40,6 +43,7 @@ public struct StrataConfiguration: Sendable {
         self.demo = demo
         self.publicBaseURL = publicBaseURL
         self.pageSize = pageSize
+        self.maxBodySize = maxBodySize
         self.logLevel = logLevel
     }
 }

@@ -111,13 +111,15 @@ struct ReadOperation: Sendable {
             try await requireParent()
             throw ODataError.notFound(missingMessage())
         }
+        let etag = EntityTag.of(type: path.target.type, columns: plan.columns, row: row)
+        if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
         let entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("d")
         serializer.write(entity, shape: plan.shape, into: &writer)
         writer.endObject()
-        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, extraHeaders: etag.map { [.eTag: $0.headerValue] } ?? [:])
     }
 
     private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {

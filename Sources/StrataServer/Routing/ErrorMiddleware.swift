@@ -21,13 +21,18 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     static func odataError(for error: any Error, context: Context) -> ODataError {
+        odataError(for: error, logger: context.logger)
+    }
+
+    /// The same mapping for errors that are answered inside another response (a `$batch` part).
+    static func odataError(for error: any Error, logger: Logger) -> ODataError {
         switch error {
         case let error as ODataError:
             return error
         case let error as StorageError:
             let mapped = error.odataError
             if mapped.status >= 500 {
-                context.logger.error("Storage failure", metadata: ["error": .string(error.description)])
+                logger.error("Storage failure", metadata: ["error": .string(error.description)])
             }
             return mapped
         case let error as HTTPError:
@@ -37,7 +42,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case is CancellationError:
             return ODataError(status: 503, code: "ServiceUnavailable", message: "The request was cancelled.")
         default:
-            context.logger.error("Unexpected error", metadata: ["error": .string(String(reflecting: error))])
+            logger.error("Unexpected error", metadata: ["error": .string(String(reflecting: error))])
             return .internalError()
         }
     }

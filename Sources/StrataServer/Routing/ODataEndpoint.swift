@@ -1,8 +1,10 @@
+import HTTPTypes
 import Hummingbird
 import StrataCore
 
 /// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches:
 /// service document and `$metadata`, reads (GET/HEAD), and — in their own files — writes and `$batch`.
+/// Write methods arrive here too (see ``Routes``); X-HTTP-Method tunnelling is resolved first.
 struct ODataEndpoint: Sendable {
     let runtime: StrataRuntime
 
@@ -12,31 +14,70 @@ struct ODataEndpoint: Sendable {
             context.setRoute("odata.unknown")
             throw ODataError.notFound("There is no service named '\(url.serviceName)'. Services: \(runtime.allServices.map(\.name).joined(separator: ", ")).")
         }
+        let method = try Self.effectiveMethod(request.method, headers: request.headers)
         let call = ODataCall(
-            runtime: runtime, service: service, url: url, method: request.method, headers: request.headers,
+            runtime: runtime, service: service, url: url, method: method, headers: request.headers,
             version: ContentNegotiation.version(
                 maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
                 versionHeader: request.headers[ODataResponse.dataServiceVersion]),
             serviceRoot: baseURL(for: request) + "/" + PercentEncoding.encodePathSegmentName(service.name) + "/",
             principal: context.principal)
+        let body: [UInt8]
+        if method == .get || method == .head {
+            body = []
+        } else {
+            body = try await RequestBody.collect(request, limit: runtime.configuration.maxBodySize)
+        }
+        return try await respond(to: call, body: body, context: context)
+    }
 
+    /// Dispatches one call: from the router, or for an operation inside a `$batch` (context nil).
+    func respond(to call: ODataCall, body: [UInt8], context: StrataRequestContext?) async throws -> Response {
+        let url = call.url
         if url.path.segments.isEmpty {
-            context.setRoute("odata.servicedocument")
+            context?.setRoute("odata.servicedocument")
             try requireRead(call)
             return try serviceDocument(call)
         }
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
-            context.setRoute("odata.metadata")
+            context?.setRoute("odata.metadata")
             try requireRead(call)
-            return ODataResponse.body(Array(MetadataDocument.xml(for: service.model).utf8),
+            return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)
         }
+        if url.path.segments.count == 1, url.path.segments[0].name == "$batch", url.path.segments[0].key == nil {
+            context?.setRoute("odata.batch")
+            guard call.method == .post, context != nil else {
+                throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body, and cannot be nested.")
+            }
+            return try await BatchOperation(endpoint: self, call: call, body: body).respond()
+        }
 
-        let path = try PathResolver(model: service.model).resolve(url.path)
-        context.setRoute(Self.routeLabel(path))
-        try requireRead(call)
-        return try await ReadOperation(call: call, path: path).respond()
+        let path = try PathResolver(model: call.service.model).resolve(url.path)
+        context?.setRoute(Self.routeLabel(path))
+        if call.method == .get || call.method == .head {
+            return try await ReadOperation(call: call, path: path).respond()
+        }
+        return try await WriteOperation(call: call, path: path, body: body).respond()
+    }
+
+    static let xHTTPMethod = HTTPField.Name("X-HTTP-Method")!
+
+    /// The method a request stands for: `POST` with `X-HTTP-Method: MERGE|PUT|PATCH|DELETE` tunnels
+    /// that method through proxies that only pass GET and POST.
+    static func effectiveMethod(_ method: HTTPRequest.Method, headers: HTTPFields) throws(ODataError) -> HTTPRequest.Method {
+        guard let tunnelled = headers[xHTTPMethod] else { return method }
+        guard method == .post else {
+            throw .badRequest("X-HTTP-Method is honoured only on POST requests.")
+        }
+        switch tunnelled.uppercased() {
+        case "MERGE": return WriteOperation.merge
+        case "PUT": return .put
+        case "PATCH": return .patch
+        case "DELETE": return .delete
+        default: throw .badRequest("X-HTTP-Method must be MERGE, PUT, PATCH or DELETE, not '\(tunnelled.prefix(20))'.")
+        }
     }
 
     private func serviceDocument(_ call: ODataCall) throws -> Response {

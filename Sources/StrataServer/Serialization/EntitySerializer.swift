@@ -18,6 +18,10 @@ struct EntitySerializer: Sendable {
         writer.string(uri)
         writer.key("type")
         writer.string(shape.typeName)
+        if let positions = shape.etagPositions {
+            writer.key("etag")
+            writer.string(EntityTag(type: shape.type, values: positions.map { row.values[$0] }).headerValue)
+        }
         writer.endObject()
         for index in shape.writtenProperties {
             writer.key(prepared: shape.memberNames[index])

@@ -16,6 +16,9 @@ struct EntityShape: Sendable {
     let navigations: [(property: NavigationProperty, expansion: EntityShape?)]
     let typeName: String
     let memberNames: [[UInt8]]
+    /// Positions in `values` of every property of the type, in the type's order, for the ETag;
+    /// nil when the row does not hold them all.
+    let etagPositions: [Int]?
 
     init(set: EntitySet, type: EntityType, properties: [EntityProperty], written: Set<String>? = nil,
          navigations: [(NavigationProperty, EntityShape?)]? = nil) {
@@ -27,6 +30,7 @@ struct EntityShape: Sendable {
         self.navigations = navigations ?? type.navigationProperties.map { ($0, nil) }
         self.typeName = type.qualifiedName
         self.memberNames = properties.map { Array(JSONMemberName.quoted($0.name).utf8) }
+        self.etagPositions = EntityTag.positions(of: type, in: properties)
     }
 
     /// The entity's URI relative to the service root: `Person(1)`.

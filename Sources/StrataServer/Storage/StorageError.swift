@@ -33,9 +33,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .unavailable:
             return .serviceUnavailable("The database is not reachable right now; try again shortly.")
-        case .uniqueViolation(let constraint, let table, _):
+        case .uniqueViolation(let constraint, let table, let detail):
             return ODataError(status: 409, code: "Conflict",
-                              message: "A row with the same key already exists\(Self.where(constraint, table)).")
+                              message: "A row with the same key already exists\(Self.where(constraint, table)): \(detail)")
         case .foreignKeyViolation(let constraint, let table, let detail):
             return ODataError(status: 409, code: "Conflict",
                               message: "The change breaks a relationship\(Self.where(constraint, table)): \(detail)")

@@ -26,7 +26,7 @@ struct SystemDatabase: Sendable {
     /// Migrations in order, each identified by a stable name. New ones are appended (features may
     /// add theirs in their own files and list them here); existing ones never change.
     var migrations: [SystemMigration] {
-        serviceSettingsMigrations
+        serviceSettingsMigrations + writesMigrations
     }
 
     private var serviceSettingsMigrations: [SystemMigration] {
@@ -81,6 +81,9 @@ struct SystemDatabase: Sendable {
             guard let service = row[0].stringValue else { continue }
             settings[service] = ServiceSettings(namespace: row[1].stringValue, title: row[2].stringValue)
         }
+        for service in try await servicesRequiringIfMatch() {
+            settings[service, default: ServiceSettings()].requireIfMatch = true
+        }
         return settings
     }
 
@@ -89,8 +92,9 @@ struct SystemDatabase: Sendable {
             try await connection.execute(SQLStatement(
                 "DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(dialect.placeholder(1))", binds: [.string(service)]))
             try await connection.execute(SQLStatement(
-                "INSERT INTO \(quoted("service_settings")) (\"service\", \"namespace\", \"title\") VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))",
-                binds: [.string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null]))
+                "INSERT INTO \(quoted("service_settings")) (\"service\", \"namespace\", \"title\", \"require_if_match\") VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)), \(dialect.placeholder(4)))",
+                binds: [.string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
+                        .boolean(settings.requireIfMatch)]))
         }
     }
 }
@@ -106,4 +110,6 @@ struct ServiceSettings: Sendable, Hashable {
     /// The schema namespace of the service's types (`edmexampleModel`); the service name when nil.
     var namespace: String?
     var title: String?
+    /// PUT, MERGE, PATCH and DELETE must carry `If-Match` (428 otherwise).
+    var requireIfMatch = false
 }

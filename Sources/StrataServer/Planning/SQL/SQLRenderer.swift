@@ -37,6 +37,12 @@ struct SQLRenderer {
         text += dialect.quote(table.name)
     }
 
+    /// Text the database's own catalog holds (a SQLite column default for `UPDATE … SET c = (default)`),
+    /// never request input: see ``CatalogDefault``.
+    mutating func appendTrustedCatalogText(_ catalogText: String) {
+        text += catalogText
+    }
+
     mutating func bind(_ value: ODataValue) {
         binds.append(value)
         text += dialect.placeholder(binds.count)

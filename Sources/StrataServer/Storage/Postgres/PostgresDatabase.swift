@@ -156,6 +156,9 @@ enum PostgresErrorMapping {
             case "23502", "23514", "23P01": return StorageError.constraintViolation(constraint: constraint, table: table, detail: detail)
             case "22001", "22003", "22007", "22008", "22P02", "22012":
                 return StorageError.invalidValue(message)
+            case "428C9":
+                // A value for a GENERATED ALWAYS column: the client's mistake, not the server's.
+                return StorageError.invalidValue(message)
             case "57014": return StorageError.cancelled
             case "57P01", "57P02", "57P03", "53300": return StorageError.unavailable(message)
             default: return StorageError.failed("PostgreSQL \(state): \(message)")

@@ -1,0 +1,146 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import StrataCore
+
+/// `POST /{service}/$batch`: runs queries through the same endpoint as single requests, and each
+/// change set in one transaction, all or nothing; answers 202 with one part per operation.
+struct BatchOperation: Sendable {
+    let endpoint: ODataEndpoint
+    let call: ODataCall
+    let body: [UInt8]
+
+    private var logger: Logger { call.runtime.logger }
+
+    func respond() async throws -> Response {
+        let request = try BatchRequest.parse(body: body, contentType: call.headers[.contentType])
+        var writer = BatchResponseWriter()
+        for item in request.items {
+            switch item {
+            case .operation(let operation):
+                writer.append(await query(operation))
+            case .changeSet(let operations):
+                switch await changeSet(operations) {
+                case .success(let parts): writer.append(changeSet: parts)
+                case .failure(let failure): writer.append(failure.part)
+                }
+            }
+        }
+        let bytes = writer.finish()
+        return ODataResponse.body(bytes, status: .accepted,
+                                  headers: [.contentType: writer.contentType, ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue],
+                                  headRequest: false)
+    }
+
+    /// A query outside any change set, answered by the read path exactly as if sent alone.
+    private func query(_ operation: BatchOperationRequest) async -> BatchPartResponse {
+        do {
+            let sub = try subCall(operation, references: references(contentIDs: [:]))
+            guard sub.method == .get || sub.method == .head else {
+                throw ODataError.badRequest("\(sub.method.rawValue) \(operation.target.prefix(100)) changes data, so it must be inside a change set.")
+            }
+            let response = try await endpoint.respond(to: sub, body: [], context: nil)
+            return BatchPartResponse(status: response.status, headers: response.headers, body: try await Self.collect(response.body),
+                                     contentID: operation.contentID)
+        } catch {
+            return BatchPartResponse(error: ErrorMiddleware.odataError(for: error, logger: logger), contentID: operation.contentID)
+        }
+    }
+
+    private struct ChangeSetFailure: Error {
+        var position: Int
+        var contentID: String?
+        var error: any Error
+    }
+
+    /// Every change of the set in one transaction; the first failure rolls all of them back.
+    private func changeSet(_ operations: [BatchOperationRequest]) async -> Result<[BatchPartResponse], BatchPartResponseFailure> {
+        let batch = self
+        do {
+            let parts = try await call.service.database.transaction { connection in
+                var references = batch.references(contentIDs: [:])
+                var parts: [BatchPartResponse] = []
+                for (position, operation) in operations.enumerated() {
+                    do {
+                        let result = try await batch.change(operation, references: references, connection: connection)
+                        if let id = operation.contentID, let entityPath = result.entityPath {
+                            references.contentIDs[id] = entityPath
+                        }
+                        parts.append(BatchPartResponse(status: result.status, headers: result.headers, body: result.body, contentID: operation.contentID))
+                    } catch {
+                        throw ChangeSetFailure(position: position, contentID: operation.contentID, error: error)
+                    }
+                }
+                return parts
+            }
+            return .success(parts)
+        } catch let failure as ChangeSetFailure {
+            var error = ErrorMiddleware.odataError(for: failure.error, logger: logger)
+            let label = failure.contentID.map { " (Content-ID \($0))" } ?? ""
+            error.message = "Operation \(failure.position + 1)\(label) of the change set failed, so none of its changes were made: \(error.message)"
+            return .failure(BatchPartResponseFailure(part: BatchPartResponse(error: error, contentID: failure.contentID)))
+        } catch {
+            // The commit itself failed (the database went away): nothing of the change set was kept.
+            return .failure(BatchPartResponseFailure(part: BatchPartResponse(error: ErrorMiddleware.odataError(for: error, logger: logger))))
+        }
+    }
+
+    private func change(_ operation: BatchOperationRequest, references: ServiceRelativeURL,
+                        connection: any DatabaseConnection) async throws -> WriteResult {
+        let sub = try subCall(operation, references: references)
+        guard sub.method != .get, sub.method != .head else {
+            throw ODataError.badRequest("A change set holds only changes; send GET \(operation.target.prefix(100)) outside it.")
+        }
+        guard let first = sub.url.path.segments.first, !first.isSystem else {
+            throw ODataError.badRequest("\(operation.target.prefix(100)) cannot be changed inside a change set.")
+        }
+        let path = try PathResolver(model: sub.service.model).resolve(sub.url.path)
+        var write = WriteOperation(call: sub, path: path, body: operation.body)
+        write.contentIDs = references.contentIDs
+        return try await write.prepare().execute(in: connection)
+    }
+
+    private func references(contentIDs: [String: String]) -> ServiceRelativeURL {
+        ServiceRelativeURL(serviceName: call.service.name, serviceRoot: call.serviceRoot, contentIDs: contentIDs)
+    }
+
+    /// The call one operation of the batch makes: its own URL, method and headers; the batch's caller.
+    private func subCall(_ operation: BatchOperationRequest, references: ServiceRelativeURL) throws(ODataError) -> ODataCall {
+        let (path, query) = try references.split(operation.target)
+        let url = try ODataRequestURL(rawPath: "/" + PercentEncoding.encodePathSegmentName(call.service.name) + "/" + path, rawQuery: query)
+        return ODataCall(
+            runtime: call.runtime, service: call.service, url: url,
+            method: try ODataEndpoint.effectiveMethod(operation.method, headers: operation.headers),
+            headers: operation.headers,
+            version: ContentNegotiation.version(maxVersionHeader: operation.headers[ODataResponse.maxDataServiceVersion],
+                                                versionHeader: operation.headers[ODataResponse.dataServiceVersion]),
+            serviceRoot: call.serviceRoot, principal: call.principal)
+    }
+
+    /// The bytes of a response body, streamed ones included.
+    static func collect(_ body: ResponseBody) async throws -> [UInt8] {
+        let sink = ByteSink()
+        try await body.write(CollectingWriter(sink: sink))
+        return sink.bytes
+    }
+}
+
+struct BatchPartResponseFailure: Error {
+    var part: BatchPartResponse
+}
+
+/// Collects a response body in memory (batch parts are written whole, with a Content-Length).
+private final class ByteSink {
+    var bytes: [UInt8] = []
+}
+
+private struct CollectingWriter: ResponseBodyWriter {
+    let sink: ByteSink
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        sink.bytes.append(contentsOf: buffer.readableBytesView)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

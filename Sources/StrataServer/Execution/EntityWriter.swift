@@ -1,0 +1,193 @@
+import StrataCore
+
+/// The statements one write makes, on the connection of the transaction it runs in.
+///
+/// Every method reads and writes whole entities: all properties of the type, in the type's
+/// property order, so that the ETag of a row read back by `RETURNING` equals the one a GET computes.
+struct EntityWriter: Sendable {
+    let service: ODataService
+    let connection: any DatabaseConnection
+
+    private var dialect: SQLDialect { connection.dialect }
+    private var planner: PathPlanner { PathPlanner(storage: service.storage) }
+
+    // MARK: Reading inside the transaction
+
+    /// The entity a path addresses, all properties, locked until the transaction ends; nil when missing.
+    func fetchLocked(_ steps: ArraySlice<ResolvedPath.Step>) async throws -> [ODataValue]? {
+        let target = steps[steps.endIndex - 1]
+        var query = planner.plan(steps: steps, columns: target.type.properties)
+        query.limit = 1
+        let rows = try await connection.query(SQLRenderer.renderLocking(query, dialect: dialect), types: target.type.properties.map(\.type))
+        return rows.rows.first
+    }
+
+    /// Chosen columns of the entity a path addresses; nil when it does not exist.
+    func fetch(_ steps: ArraySlice<ResolvedPath.Step>, columns: [EntityProperty]) async throws -> [ODataValue]? {
+        var query = planner.plan(steps: steps, columns: columns)
+        if columns.isEmpty { query.items = [SelectColumn(expression: .template([.text("1")]), alias: nil)] }
+        query.limit = 1
+        let rows = try await connection.query(SQLRenderer.render(query, dialect: dialect), types: columns.map(\.type))
+        return rows.rows.first
+    }
+
+    /// Whether the row with this key is one `access` lets the caller touch.
+    func allows(_ access: RowAccess, action: TableAction, set: EntitySet, type: EntityType, key: [ODataValue]) async throws -> Bool {
+        guard RowFilter.isRestricted(access) else { return true }
+        var query = SelectQuery(items: [SelectColumn(expression: .template([.text("1")]), alias: nil)],
+                                from: service.storage.table(set.name), alias: PathPlanner.targetAlias)
+        query.filter(planner.keyPredicate(alias: PathPlanner.targetAlias, type: type, values: key))
+        RowFilter.restrict(&query, to: access, set: set, type: type, storage: service.storage)
+        query.limit = 1
+        return try await !connection.query(SQLRenderer.render(query, dialect: dialect)).rows.isEmpty
+    }
+
+    // MARK: Writing
+
+    /// Inserts a row and returns it as stored: defaults, generated keys and trigger-set values included.
+    func insert(into set: EntitySet, type: EntityType, values: [(column: String, value: ODataValue)]) async throws -> [ODataValue] {
+        let statement = SQLRenderer.render(
+            InsertStatement(table: service.storage.table(set.name), values: values, returning: type.properties.map(\.name)),
+            dialect: dialect)
+        let rows = try await diagnosing(.insert, set: set, type: type, values: Dictionary(values, uniquingKeysWith: { _, last in last })) {
+            try await connection.query(statement, types: type.properties.map(\.type))
+        }
+        guard let row = rows.rows.first else {
+            throw StorageError.failed("INSERT INTO \(set.name) returned no row")
+        }
+        return row
+    }
+
+    /// Updates the row with `key` and returns it as stored.
+    func update(_ set: EntitySet, type: EntityType, key: [ODataValue], assignments: [(column: String, value: AssignedValue)]) async throws -> [ODataValue] {
+        let statement = SQLRenderer.render(
+            UpdateStatement(table: service.storage.table(set.name), assignments: assignments,
+                            key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) },
+                            returning: type.properties.map(\.name)),
+            dialect: dialect)
+        var assigned: [String: ODataValue] = [:]
+        for case let (column, .value(value)) in assignments { assigned[column] = value }
+        let rows = try await diagnosing(.update, set: set, type: type, values: assigned) {
+            try await connection.query(statement, types: type.properties.map(\.type))
+        }
+        guard let row = rows.rows.first else {
+            throw StorageError.failed("UPDATE \(set.name) matched no row although it was locked")
+        }
+        return row
+    }
+
+    func delete(from set: EntitySet, type: EntityType, row: [ODataValue]) async throws {
+        let key = Self.key(of: type, in: row)
+        let statement = SQLRenderer.render(
+            DeleteStatement(table: service.storage.table(set.name), key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) }),
+            dialect: dialect)
+        let principalValues = Dictionary(zip(type.properties.map(\.name), row), uniquingKeysWith: { a, _ in a })
+        _ = try await diagnosing(.delete, set: set, type: type, values: principalValues) {
+            try await connection.execute(statement)
+            return SQLRows(columns: [], rows: [])
+        }
+    }
+
+    /// SQLite's default expressions for a table's columns, for `PUT` of a column a body omits.
+    func catalogDefaults(of set: EntitySet) async throws -> [String: CatalogDefault] {
+        guard dialect == .sqlite else { return [:] }
+        let rows = try await connection.query(
+            SQLStatement("SELECT name, dflt_value FROM pragma_table_info(?)", binds: [.string(set.name)]), types: [.string, .string])
+        var defaults: [String: CatalogDefault] = [:]
+        for row in rows.rows {
+            if let name = row[0].stringValue, let expression = row[1].stringValue { defaults[name] = CatalogDefault(expression: expression) }
+        }
+        return defaults
+    }
+
+    // MARK: Helpers
+
+    /// The key values of a full row (type property order), in key order.
+    static func key(of type: EntityType, in row: [ODataValue]) -> [ODataValue] {
+        type.keyNames.map { name in row[type.properties.firstIndex { $0.name == name }!] }
+    }
+
+    static func value(_ name: String, of type: EntityType, in row: [ODataValue]) -> ODataValue {
+        guard let index = type.properties.firstIndex(where: { $0.name == name }) else { return .null }
+        return row[index]
+    }
+
+    /// `Person(1)`: the entity's URI relative to the service root.
+    static func relativeURI(set: EntitySet, type: EntityType, row: [ODataValue]) -> String {
+        set.name + KeyPredicate.forKey(zip(type.keyNames, key(of: type, in: row)).map { (name: $0.0, value: $0.1) }).urlText
+    }
+
+    /// Runs a statement; when SQLite reports a foreign key failure without saying which key, finds
+    /// the relationship at fault so that the 409 names the constraint and table, as PostgreSQL's does.
+    private func diagnosing(_ action: TableAction, set: EntitySet, type: EntityType, values: [String: ODataValue],
+                            _ body: () async throws -> SQLRows) async throws -> SQLRows {
+        do {
+            return try await body()
+        } catch StorageError.foreignKeyViolation(nil, nil, let detail) where dialect == .sqlite {
+            // A failed statement leaves a SQLite transaction usable, so the diagnosis can query.
+            if let found = try await ForeignKeyDiagnosis(writer: self).diagnose(action, type: type, values: values) {
+                throw StorageError.foreignKeyViolation(constraint: found.constraint, table: found.table, detail: found.detail)
+            }
+            throw StorageError.foreignKeyViolation(constraint: nil, table: set.name, detail: detail)
+        } catch StorageError.uniqueViolation(nil, nil, let detail) {
+            throw StorageError.uniqueViolation(constraint: nil, table: set.name, detail: detail)
+        } catch StorageError.constraintViolation(nil, nil, let detail) {
+            throw StorageError.constraintViolation(constraint: nil, table: set.name, detail: detail)
+        }
+    }
+
+    /// A query on the transaction's connection, for helpers in other files.
+    func query(_ statement: SQLStatement, types: [EDMPrimitiveType?] = []) async throws -> SQLRows {
+        try await connection.query(statement, types: types)
+    }
+}
+
+/// Which relationship a SQLite foreign key failure broke: the association whose referenced row is
+/// missing (insert, update) or whose referencing rows remain (delete).
+struct ForeignKeyDiagnosis {
+    let writer: EntityWriter
+
+    struct Finding {
+        var constraint: String
+        var table: String
+        var detail: String
+    }
+
+    func diagnose(_ action: TableAction, type: EntityType, values: [String: ODataValue]) async throws -> Finding? {
+        let model = writer.service.model
+        for association in model.associations {
+            let name = association.constraintName ?? association.name
+            guard let principal = model.entityType(named: Self.shortName(association.principal.entityType)),
+                  let dependent = model.entityType(named: Self.shortName(association.dependent.entityType)) else { continue }
+            if action == .delete, principal.name == type.name {
+                let referenced = association.principalColumns.map { values[$0] ?? .null }
+                guard !referenced.contains(where: \.isNull) else { continue }
+                if try await exists(dependent.name, columns: association.dependentColumns, values: referenced) {
+                    return Finding(constraint: name, table: dependent.name,
+                                   detail: "rows of \(dependent.name) still refer to this \(type.name) through \(association.dependentColumns.joined(separator: ", ")); delete or relink them first")
+                }
+            } else if action != .delete, dependent.name == type.name {
+                let referencing = association.dependentColumns.map { values[$0] }
+                guard referencing.allSatisfy({ $0 != nil && !$0!.isNull }) else { continue }
+                let keyValues = referencing.compactMap { $0 }
+                if try await !exists(principal.name, columns: association.principalColumns, values: keyValues) {
+                    let pairs = zip(association.dependentColumns, keyValues).map { "\($0) = \($1)" }.joined(separator: ", ")
+                    return Finding(constraint: name, table: type.name, detail: "\(pairs) refers to no \(principal.name)")
+                }
+            }
+        }
+        return nil
+    }
+
+    private func exists(_ table: String, columns: [String], values: [ODataValue]) async throws -> Bool {
+        var query = SelectQuery(items: [SelectColumn(expression: .template([.text("1")]), alias: nil)],
+                                from: writer.service.storage.table(table), alias: "t0")
+        query.filter(.and(zip(columns, values).map { .equals(.column(alias: "t0", name: $0), .value($1)) }))
+        query.limit = 1
+        return try await !writer.query(SQLRenderer.render(query, dialect: writer.service.dialect)).rows.isEmpty
+    }
+
+    static func shortName(_ qualified: String) -> String {
+        qualified.split(separator: ".").last.map(String.init) ?? qualified
+    }
+}

@@ -1,0 +1,147 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import StrataCore
+
+/// Answers POST, PUT, MERGE, PATCH and DELETE on a resolved path: creates (with deep insert),
+/// replaces, merges and deletes entities, updates single properties, and changes `$links`.
+///
+/// A write runs in two phases. ``prepare()`` checks everything that does not need the database
+/// (method, read-only sets, body, types, facets, required properties, access rights) so that a
+/// refused request never opens a transaction. The prepared write then ``PreparedWrite/execute(in:)``s
+/// on a transaction's connection: its own, or a `$batch` change set's.
+struct WriteOperation: Sendable {
+    let call: ODataCall
+    let path: ResolvedPath
+    let body: [UInt8]
+    /// Content-IDs of the enclosing change set, for `$n` references in bodies.
+    var contentIDs: [String: String] = [:]
+
+    static let merge = HTTPRequest.Method("MERGE")!
+
+    /// Runs the write in a transaction of its own and answers it.
+    func respond() async throws -> Response {
+        let prepared = try await prepare()
+        let result = try await call.service.database.transaction { connection in
+            try await prepared.execute(in: connection)
+        }
+        return result.response(headRequest: false)
+    }
+
+    func prepare() async throws -> any PreparedWrite {
+        let target = path.target
+        if let reason = target.set.readOnlyReason {
+            throw ODataError.methodNotAllowed("\(target.set.name) is read-only (\(reason)); it cannot be changed through the service.")
+        }
+        let method = call.method
+        try requireJSONBody()
+        switch path.terminal {
+        case .entities:
+            if target.isCollection {
+                guard method == .post else {
+                    throw ODataError.methodNotAllowed("\(method.rawValue) needs a single entity, as in \(target.set.name)(key); POST to \(target.set.name) creates one.")
+                }
+                return try await InsertWrite.prepare(self)
+            }
+            switch method {
+            case .put, .patch, Self.merge:
+                return try await UpdateWrite.prepare(self, replace: method == .put)
+            case .delete:
+                return try await DeleteWrite.prepare(self)
+            default:
+                throw ODataError.methodNotAllowed("\(method.rawValue) is not supported on a single entity; use PUT, MERGE, PATCH or DELETE (POST creates entities in a collection).")
+            }
+        case .property(let property), .rawValue(let property):
+            guard [.put, .patch, Self.merge, .delete].contains(method) else {
+                throw ODataError.methodNotAllowed("\(method.rawValue) is not supported on the property \(property.name); use PUT to change it or DELETE to clear it.")
+            }
+            return try await UpdateWrite.prepareProperty(self, property: property)
+        case .links(let navigation, let key):
+            return try await LinkWrite.prepare(self, navigation: navigation, key: key)
+        case .count:
+            throw ODataError.methodNotAllowed("$count can only be read.")
+        }
+    }
+
+    // MARK: Shared checks
+
+    /// Bodies are JSON (verbose or bare); an Atom or XML body is refused with 415 rather than
+    /// misread. A raw `$value` body may have any type.
+    private func requireJSONBody() throws(ODataError) {
+        guard !body.isEmpty, let contentType = call.headers[.contentType]?.lowercased() else { return }
+        if case .rawValue = path.terminal { return }
+        let mediaType = contentType.split(separator: ";").first.map { String($0).trimmingWhitespace() } ?? ""
+        guard mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/plain" else {
+            throw .unsupportedMediaType("Strata reads request bodies as JSON (Content-Type: application/json), not \(mediaType.prefix(60)).")
+        }
+    }
+
+    /// The `If-Match` condition; 428 when the service requires one for changes and none was sent.
+    func ifMatchCondition() throws(ODataError) -> EntityTagCondition? {
+        let condition = try EntityTagCondition.parse(call.headers[.ifMatch], name: "If-Match")
+        if condition == nil, call.service.settings.requireIfMatch {
+            throw .preconditionRequired("The service \(call.service.name) requires If-Match on changes: send the entity's ETag (from a GET) or If-Match: *.")
+        }
+        return condition
+    }
+
+    /// Asks the access policy for `action` on `set`.
+    func authorize(_ action: TableAction, _ set: EntitySet) async throws -> RowAccess {
+        try await call.authorize(action, set.name)
+    }
+
+    var references: ServiceRelativeURL {
+        ServiceRelativeURL(serviceName: call.service.name, serviceRoot: call.serviceRoot, contentIDs: contentIDs)
+    }
+
+    /// `Person(1)/PersonCar(2)` for messages.
+    static func describe(_ steps: ArraySlice<ResolvedPath.Step>) -> String {
+        steps.map { step in
+            let name = step.via?.name ?? step.set.name
+            guard let key = step.key else { return name }
+            return name + KeyPredicate.forKey(zip(step.type.keyNames, key).map { (name: $0, value: $1) }).urlText
+        }.joined(separator: "/")
+    }
+
+    /// 404 for a path whose entity is missing, naming the first step that does not exist.
+    static func notFound(_ steps: ArraySlice<ResolvedPath.Step>, writer: EntityWriter) async throws -> ODataError {
+        var prefix = steps
+        while prefix.count > 1 {
+            let parent = prefix.dropLast()
+            if try await writer.fetch(parent, columns: []) != nil { break }
+            prefix = parent
+        }
+        let last = prefix[prefix.endIndex - 1]
+        if prefix.count == steps.count, last.key == nil, let via = last.via {
+            return .notFound("\(describe(prefix.dropLast())) has no related \(via.name).")
+        }
+        return .notFound("The entity \(describe(prefix)) does not exist.")
+    }
+}
+
+/// A write that passed every check that needs no database, ready to run in a transaction.
+protocol PreparedWrite: Sendable {
+    func execute(in connection: any DatabaseConnection) async throws -> WriteResult
+}
+
+/// What a write answers: status, headers and body, and for `$batch` the entity it created or changed.
+struct WriteResult: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: [UInt8]
+    /// The entity's path relative to the service root (`Person(1001)`), which a Content-ID stands for.
+    var entityPath: String?
+
+    static func noContent(etag: EntityTag?, entityPath: String?) -> WriteResult {
+        var headers: HTTPFields = [ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue]
+        if let etag { headers[.eTag] = etag.headerValue }
+        return WriteResult(status: .noContent, headers: headers, body: [], entityPath: entityPath)
+    }
+
+    func response(headRequest: Bool) -> Response {
+        if status == .noContent {
+            return Response(status: status, headers: headers, body: ResponseBody())
+        }
+        return ODataResponse.body(body, status: status, headers: headers, headRequest: headRequest)
+    }
+}

@@ -1,0 +1,95 @@
+import StrataCore
+
+/// One body part of a `multipart/mixed` message: its MIME headers and its content.
+struct MultipartPart: Sendable {
+    var headers: [(name: String, value: String)]
+    var body: ArraySlice<UInt8>
+
+    /// The first header with this name, compared without regard to case.
+    func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.first { $0.name.lowercased() == lowered }?.value
+    }
+}
+
+/// Reads `multipart/mixed` bodies (RFC 2046) as `$batch` uses them. Lines may end in CRLF or, from
+/// lenient clients, in LF alone.
+enum Multipart {
+    /// The `boundary` parameter of a `multipart/mixed` content type.
+    static func boundary(of contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let pieces = contentType.split(separator: ";").map { String($0).trimmingWhitespace() }
+        guard pieces.first?.lowercased() == "multipart/mixed" else { return nil }
+        for parameter in pieces.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmingWhitespace() }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            var value = pair[1]
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            // RFC 2046 allows 1 to 70 characters.
+            return (1...70).contains(value.utf8.count) ? value : nil
+        }
+        return nil
+    }
+
+    /// The parts between `--boundary` delimiter lines, up to the closing `--boundary--`.
+    static func parts(of body: ArraySlice<UInt8>, boundary: String, what: String) throws(ODataError) -> [MultipartPart] {
+        let delimiter = Array("--\(boundary)".utf8)
+        var starts: [(index: Int, closing: Bool, contentStart: Int)] = []
+        var index = body.startIndex
+        while index + delimiter.count <= body.endIndex {
+            if body[index] == delimiter[0], index == body.startIndex || body[index - 1] == UInt8(ascii: "\n"),
+               body[index..<(index + delimiter.count)].elementsEqual(delimiter) {
+                var after = index + delimiter.count
+                let closing = after + 1 < body.endIndex && body[after] == UInt8(ascii: "-") && body[after + 1] == UInt8(ascii: "-")
+                // The rest of the delimiter line (transport padding) is skipped.
+                while after < body.endIndex, body[after] != UInt8(ascii: "\n") { after += 1 }
+                starts.append((index, closing, min(after + 1, body.endIndex)))
+                if closing { break }
+                index = after
+                continue
+            }
+            index += 1
+        }
+        guard let last = starts.last, last.closing else {
+            throw .badRequest("The \(what) does not end with the closing delimiter --\(boundary)--.")
+        }
+        var parts: [MultipartPart] = []
+        for (current, next) in zip(starts, starts.dropFirst()) {
+            // The line break before a delimiter belongs to the delimiter, not to the part.
+            var end = next.index
+            if end > current.contentStart, body[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+            if end > current.contentStart, body[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let (headers, content) = try headerBlock(body[current.contentStart..<max(end, current.contentStart)], what: what)
+            parts.append(MultipartPart(headers: headers, body: content))
+        }
+        return parts
+    }
+
+    /// Header lines up to the first empty line, and the bytes after it.
+    static func headerBlock(_ bytes: ArraySlice<UInt8>, what: String) throws(ODataError) -> (headers: [(name: String, value: String)], rest: ArraySlice<UInt8>) {
+        var headers: [(name: String, value: String)] = []
+        var lineStart = bytes.startIndex
+        while lineStart < bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            var line = bytes[lineStart..<lineEnd]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            let next = min(lineEnd + 1, bytes.endIndex)
+            if line.isEmpty { return (headers, bytes[next...]) }
+            let text = String(decoding: line, as: UTF8.self)
+            guard let colon = text.firstIndex(of: ":") else {
+                throw .badRequest("A header line of the \(what) has no colon: '\(text.prefix(100))'.")
+            }
+            headers.append((String(text[..<colon]).trimmingWhitespace(), String(text[text.index(after: colon)...]).trimmingWhitespace()))
+            lineStart = next
+        }
+        return (headers, bytes[bytes.endIndex...])
+    }
+
+    /// The first line of `bytes` (without its line break) and what follows it.
+    static func firstLine(_ bytes: ArraySlice<UInt8>) -> (line: String, rest: ArraySlice<UInt8>) {
+        let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+        var line = bytes[bytes.startIndex..<end]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        return (String(decoding: line, as: UTF8.self), bytes[min(end + 1, bytes.endIndex)...])
+    }
+}

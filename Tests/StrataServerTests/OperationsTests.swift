@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// Running the server: restarts keep data, metrics count requests and statements, logs carry a
+/// request id and no secrets, large collections stream in constant memory.
+@Suite("Operations")
+struct OperationsTests {
+    @Test("A second start reuses the data: the demo is not seeded again and changes survive", arguments: Backend.allCases)
+    func restartKeepsData(_ backend: Backend) async throws {
+        var configuration = try await TestDatabases.shared.configuration(backend, demo: false)
+        configuration.demo = true
+        let first = try await buildApplication(configuration, logger: TestDatabases.logger)
+        try await first.test(.router) { client in
+            let count = try await client.get("/cardealer/Person/$count")
+            #expect(count.text == "300")
+        }
+        // A change made behind the server's back, as another program would make it.
+        try await execute(#"DELETE FROM "PersonCarMaintenance" WHERE "personCarID" IN (SELECT "personCarID" FROM "PersonCar" WHERE "personID" = 300)"#,
+                          service: "cardealer", configuration)
+        try await execute(#"DELETE FROM "PersonCar" WHERE "personID" = 300"#, service: "cardealer", configuration)
+        try await execute(#"DELETE FROM "Person" WHERE "personID" = 300"#, service: "cardealer", configuration)
+        let second = try await buildApplication(configuration, logger: TestDatabases.logger)
+        try await second.test(.router) { client in
+            let count = try await client.get("/cardealer/Person/$count")
+            #expect(count.text == "299")
+            let deleted = try await client.get("/cardealer/Person(300)")
+            #expect(deleted.status == .notFound)
+            let bob = try await client.get("/cardealer/Person(1)")
+            #expect(bob.json["d"]["firstName"]?.stringValue == "Bob")
+        }
+        try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+    }
+
+    private func execute(_ sql: String, service: String, _ configuration: StrataConfiguration) async throws {
+        switch configuration.database {
+        case .postgres(let location):
+            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            try await TestDatabases.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
+                try await client.withConnection { connection in
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: #"SET search_path TO "\#(service)""#), logger: TestDatabases.logger)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: TestDatabases.logger)
+                }
+            }
+        default:
+            let database = try await SQLiteDatabase.open(path: configuration.dataDirectory + "/\(service).sqlite", readers: 1,
+                                                         logger: TestDatabases.logger)
+            try await database.transaction { try await $0.execute(SQLStatement(sql)) }
+            await database.close()
+        }
+    }
+
+    @Test("/metrics: requests by route and status, latency histograms, SQL statements", arguments: [Backend.sqlite])
+    func metrics(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            _ = try await client.get("/cardealer/Person(1)")
+            _ = try await client.get("/cardealer/Person(1)")
+            _ = try await client.get("/cardealer/Nope")
+            let text = try await client.get("/metrics").text
+            #expect(text.contains(#"strata_http_requests_total{route="odata.entity",method="GET",status="200"} 2"#))
+            #expect(text.contains(#"strata_http_requests_total{route="odata.unknown",method="GET",status="404"}"#) == false)
+            #expect(text.contains(#"status="404""#))
+            #expect(text.contains("strata_http_request_duration_seconds_bucket"))
+            #expect(try await statementCount(client) >= 2)
+        }
+    }
+
+    @Test("Request logs carry a request id; credentials never reach the log", arguments: [Backend.sqlite])
+    func logs(_ backend: Backend) async throws {
+        let records = LogCapture()
+        var logger = Logger(label: "capture") { _ in records }
+        logger.logLevel = .info
+        var configuration = try await TestDatabases.shared.configuration(backend)
+        configuration.logLevel = .info
+        let app = try await buildApplication(configuration, logger: logger)
+        try await app.test(.router) { client in
+            _ = try await client.get("/cardealer/Person(1)", headers: [.authorization: "Basic c2VjcmV0dXNlcjpzM2NyZXQ="])
+        }
+        let lines = records.lines
+        let request = lines.first { $0.contains("/cardealer/Person(1)") }
+        #expect(request?.contains("hb.request.id=") == true, "\(lines)")
+        #expect(!lines.contains { $0.contains("c2VjcmV0dXNlcjpzM2NyZXQ=") || $0.contains("s3cret") })
+    }
+
+    @Test("A 100,000-row collection streams: server memory grows far less than the response", arguments: Backend.allCases)
+    func streaming(_ backend: Backend) async throws {
+        let rows = 100_000
+        let big = TestService(name: "big") { _ in
+            [#"""
+            CREATE TABLE "Row" ("id" INTEGER PRIMARY KEY, "label" VARCHAR(200) NOT NULL);
+            INSERT INTO "Row" ("id", "label") WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \#(rows))
+              SELECT i, 'row ' || i || ' lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore' FROM n;
+            """#]
+        }
+        var configuration = try await TestDatabases.shared.configuration(backend, demo: false, pageSize: 1_000_000)
+        try await TestDatabases.shared.provision("big", backend, into: configuration, scripts: big.scripts(backend))
+        configuration.port = 0
+        let app = try await buildApplication(configuration, logger: TestDatabases.logger)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            // Warm up: the first request loads code and allocates pools.
+            _ = try await RawHTTP.get(port: port, path: "/big/Row?$top=2000")
+            let before = RawHTTP.residentMemory()
+            let peak = NIOLockedValueBox(before)
+            let result = try await RawHTTP.get(port: port, path: "/big/Row") { _ in
+                let now = RawHTTP.residentMemory()
+                peak.withLockedValue { $0 = max($0, now) }
+            }
+            #expect(result.status == 200)
+            #expect(result.bytes > 15_000_000, "\(result.bytes) bytes")
+            #expect(result.tail.hasSuffix("]}}"))
+            let growth = peak.withLockedValue { $0 } - before
+            #expect(growth < result.bytes / 3, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
+        }
+        try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+    }
+}
+
+/// Collects formatted log lines, with the logger's metadata (where the request id lives).
+struct LogCapture: LogHandler {
+    let storage = NIOLockedValueBox<[String]>([])
+    var lines: [String] { storage.withLockedValue { $0 } }
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = merged.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        storage.withLockedValue { $0.append("\(event.level) \(event.message) \(fields)") }
+    }
+}
