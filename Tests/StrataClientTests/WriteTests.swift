@@ -5,8 +5,7 @@ import Testing
 
 /// Writes against a live server of their own: create, update, replace, delete, ETag conflicts,
 /// links, deep insert and batches.
-@Suite("Writes against a live server",
-       .disabled("needs the server's writes (issue 5), which are not on main yet; these pass against the writes branch"))
+@Suite("Writes against a live server")
 struct WriteTests {
     struct NewPerson: Encodable { var firstName: String; var lastName: String; var ssn: String? }
     struct PersonChanges: Encodable { var ssn: String?; var lastName: String? }
