@@ -91,6 +91,44 @@ struct WriteTests {
         }
     }
 
+    @Test("Eight clients each add 1 five times with read, If-Match and retry on conflict: no update is lost")
+    func optimisticCounter() async throws {
+        struct PriceChange: Encodable { var price: Decimal }
+        try await withFreshServer { server in
+            let start = try await server.service("cardealer").set("Maintenance").key(1).get().value("price", as: Decimal.self)
+            // Every client reads before anyone writes, so they all start from the same ETag.
+            let clients = (0..<8).map { _ in server.service("cardealer") }
+            for client in clients { _ = try await client.set("Maintenance").key(1).get() }
+            let conflicts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for client in clients {
+                    group.addTask {
+                        let oil = client.set("Maintenance").key(1)
+                        var current = start
+                        var conflicts = 0
+                        for round in 0..<5 {
+                            if round > 0 { current = try await oil.get().value("price", as: Decimal.self) }
+                            while true {
+                                do {
+                                    try await oil.update(PriceChange(price: current + 1))
+                                    break
+                                } catch let error as StrataError where error.kind == .preconditionFailed {
+                                    conflicts += 1
+                                    current = try #require(error.currentEntity).value("price", as: Decimal.self)
+                                }
+                            }
+                        }
+                        return conflicts
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            let end = try await server.service("cardealer").set("Maintenance").key(1).get().value("price", as: Decimal.self)
+            #expect(end == start + 40)
+            // All eight first updates carried the same ETag: at most one could win.
+            #expect(conflicts >= 7)
+        }
+    }
+
     @Test("Deep insert creates a person with a car link and the car in one request")
     func deepInsert() async throws {
         try await withFreshServer { server in
