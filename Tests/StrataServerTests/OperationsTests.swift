@@ -99,26 +99,28 @@ struct OperationsTests {
               SELECT i, 'row ' || i || ' lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore' FROM n;
             """#]
         }
-        var configuration = try await TestDatabases.shared.configuration(backend, demo: false, pageSize: 1_000_000)
+        let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         try await TestDatabases.shared.provision("big", backend, into: configuration, scripts: big.scripts(backend))
-        configuration.port = 0
-        let app = try await buildApplication(configuration, logger: TestDatabases.logger)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            // Warm up: the first request loads code and allocates pools.
-            _ = try await RawHTTP.get(port: port, path: "/big/Row?$top=2000")
-            let before = RawHTTP.residentMemory()
-            let peak = NIOLockedValueBox(before)
-            let result = try await RawHTTP.get(port: port, path: "/big/Row") { _ in
-                let now = RawHTTP.residentMemory()
-                peak.withLockedValue { $0 = max($0, now) }
-            }
-            #expect(result.status == 200)
-            #expect(result.bytes > 15_000_000, "\(result.bytes) bytes")
-            #expect(result.tail.hasSuffix("]}}"))
-            let growth = peak.withLockedValue { $0 } - before
-            #expect(growth < result.bytes / 3, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
+        // A server process of its own, so that its memory is measured without the other tests'.
+        var arguments = ["serve", "--data", configuration.dataDirectory, "--page-size", "1000000", "--log-level", "error"]
+        if case .postgres(let location) = configuration.database {
+            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
         }
+        let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
+        defer { server.kill() }
+        // Warm up: the first request loads code and allocates pools.
+        _ = try await RawHTTP.get(port: server.port, path: "/big/Row?$top=2000")
+        let before = server.residentMemory
+        let peak = NIOLockedValueBox(before)
+        let result = try await RawHTTP.get(port: server.port, path: "/big/Row") { _ in
+            let now = server.residentMemory
+            peak.withLockedValue { $0 = max($0, now) }
+        }
+        #expect(result.status == 200)
+        #expect(result.bytes > 15_000_000, "\(result.bytes) bytes")
+        #expect(result.tail.hasSuffix("]}}"))
+        let growth = peak.withLockedValue { $0 } - before
+        #expect(growth < result.bytes / 3, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
     }
 }

@@ -74,7 +74,7 @@ actor PostgresTestCluster {
         let data = base + "/data"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         if asRoot { try run("/bin/chown", ["-R", "postgres:postgres", base]) }
-        let port = try freePort()
+        let port = try freeLoopbackPort()
         try runAsOwner(asRoot, "\(bin)/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale"])
         let options = "-p \(port) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
         try runAsOwner(asRoot, "\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", base + "/log", "-w", "start"])
@@ -116,25 +116,6 @@ actor PostgresTestCluster {
         }
     }
 
-    /// A port the kernel considers free right now.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClusterError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw ClusterError("bind() failed") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Stops the cluster when the test process exits (Swift Testing has no global teardown).
@@ -167,4 +148,24 @@ enum ClusterCleanup {
             try? FileManager.default.removeItem(atPath: command.base)
         }
     }
+}
+
+/// A loopback port the kernel considers free right now.
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw PostgresTestCluster.ClusterError("socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0 else { throw PostgresTestCluster.ClusterError("bind() failed") }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
 }

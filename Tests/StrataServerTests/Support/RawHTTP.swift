@@ -67,9 +67,9 @@ enum RawHTTP {
         return Response(status: status, bytes: bodyBytes, tail: text)
     }
 
-    /// This process's resident memory in bytes (Linux `/proc/self/status`).
-    static func residentMemory() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    /// A process's resident memory in bytes (Linux `/proc/<pid>/status`); this process's by default.
+    static func residentMemory(pid: Int32? = nil) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid.map(String.init) ?? "self")/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kilobytes * 1024

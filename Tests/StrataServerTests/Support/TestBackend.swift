@@ -23,6 +23,7 @@ actor TestDatabases {
     private var sqliteTemplate: Task<URL, any Error>?
     private var postgresTemplate: Task<Void, any Error>?
     private var counter = 0
+    private var creations: Task<Void, any Error>?
 
     static let logger: Logger = {
         var logger = Logger(label: "strata-test")
@@ -51,14 +52,42 @@ actor TestDatabases {
                 try await postgresTemplate!.value
             }
             let name = "strata_test_\(counter)_\(UUID().uuidString.prefix(6).lowercased())"
-            try await Self.withAdminClient(endpoint, database: "postgres") { client in
-                let template = demo ? " TEMPLATE strata_template" : ""
-                try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)\(template)"))
+            // Copies of the template are made one at a time: PostgreSQL refuses to copy a database
+            // that another session (including another copy in progress) is using.
+            let previous = creations
+            let creation = Task {
+                _ = await previous?.result
+                try await Self.createDatabase(name, template: demo ? "strata_template" : nil, endpoint)
             }
+            creations = creation
+            try await creation.value
             configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: name))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         return configuration
+    }
+
+    private static func createDatabase(_ name: String, template: String?, _ endpoint: PostgresTestCluster.Endpoint) async throws {
+        var attempt = 0
+        while true {
+            do {
+                try await withAdminClient(endpoint, database: "postgres") { client in
+                    let from = template.map { " TEMPLATE \($0)" } ?? ""
+                    try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)\(from)"))
+                }
+                return
+            } catch {
+                // The template's own set-up session may take a moment to go away after it is closed.
+                let description = String(reflecting: error)
+                attempt += 1
+                if description.contains("55006"), attempt < 50 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    continue
+                }
+                // PostgreSQL's errors describe themselves only through reflection.
+                throw PostgresTestCluster.ClusterError("creating the test database \(name) failed: \(description)")
+            }
+        }
     }
 
     private static func makeSQLiteTemplate() async throws -> URL {

@@ -1,0 +1,92 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+@testable import StrataCore
+@testable import StrataServer
+import Testing
+
+/// A `strata` server running as a child process.
+struct StrataProcess {
+    let pid: pid_t
+    let port: Int
+    let log: String
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The `strata` executable built next to the test bundle (`swift build` puts both in the same
+    /// directory), or `STRATA_BINARY`.
+    static func executable() throws -> String {
+        if let override = ProcessInfo.processInfo.environment["STRATA_BINARY"] { return override }
+        var candidates: [String] = []
+        if let testBinary = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var directory = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+            // On Linux the test binary sits in the build directory; on macOS inside Foo.xctest/Contents/MacOS.
+            for _ in 0..<4 {
+                candidates.append(directory.appendingPathComponent("strata").path)
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("strata").path)
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw Failure(description: "the strata executable was not found next to the tests (looked at \(candidates.joined(separator: ", "))); build it with `swift build` first or set STRATA_BINARY")
+        }
+        return found
+    }
+
+    /// Starts the server on a free loopback port and waits until `/health` answers.
+    static func start(_ binary: String, arguments: [String]) async throws -> StrataProcess {
+        let port = try freeLoopbackPort()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("strata-process-\(UUID().uuidString.prefix(8)).log").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments + ["--host", "127.0.0.1", "--port", String(port)]).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(binary): error \(spawned)") }
+        let process = StrataProcess(pid: pid, port: port, log: log)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if let health = try? await process.request(.get, "/health"), health.status == .ok { return process }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw Failure(description: "strata exited during start-up: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.kill()
+        throw Failure(description: "strata did not answer /health within 60 s: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    func request(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> TestClient.Response {
+        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            var headers: HTTPFields = [:]
+            if body != nil { headers[.contentType] = "application/json" }
+            return try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: headers,
+                                                               body: body.map { ByteBuffer(string: $0) }))
+        }
+    }
+
+    /// This process's resident memory in bytes (Linux `/proc/<pid>/status`).
+    var residentMemory: Int { RawHTTP.residentMemory(pid: pid) }
+
+    /// SIGKILL: no signal handler, no graceful shutdown, no chance to flush anything.
+    func kill() {
+        _ = Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        try? FileManager.default.removeItem(atPath: log)
+    }
+
+}
+
+extension TestClient.Response {
+    var text: String { body.map { String(buffer: $0) } ?? "" }
+}
