@@ -97,7 +97,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataClientTests",
-            dependencies: ["StrataClient", "StrataServer"],
+            dependencies: [
+                "StrataClient",
+                "StrataServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
     ],
