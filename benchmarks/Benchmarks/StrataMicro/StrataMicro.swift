@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import StrataClient
 import StrataCore
 import StrataServer
 
@@ -13,6 +14,9 @@ import StrataServer
 //   server's EntitySerializer uses (JSONWriter, ODataJSON.write).
 // - "Client decode 1000 rows": a 1,000-row V2 page parsed (JSONValue.parse) and every property decoded as
 //   its EDM type (ODataJSON.decode): the client's side of a page. 5,000 values per iteration.
+// - "Client Codable decode 1000 rows": the same page decoded into `[Person]` (a Codable struct) with
+//   StrataClient's ODataDecoder, as an app does. 5,000 values per iteration; the target's number.
+// - DataTable decode (issue 8) is added once `DataTable` is on main; until then the report says n/a.
 // - "Request GET Person(1)" / "Request GET Person?$top=100": one request through Strata's whole
 //   responder in process (router, endpoint, SQLite, serialization) on the demo data, without sockets;
 //   mallocCountTotal per iteration is the allocations per request.
@@ -75,6 +79,16 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    Benchmark("Client Codable decode 1000 rows") { benchmark in
+        let page = Data(CarDealerModel.writePage(CarDealerModel.personRows(rowsPerDecode)))
+        let decoder = ODataDecoder()
+        for _ in benchmark.scaledIterations {
+            let people = try decoder.decode([DecodedPerson].self, from: page)
+            guard people.count == rowsPerDecode else { fatalError("decoded \(people.count) people") }
+            blackHole(people)
+        }
+    }
+
     Benchmark("Request GET Person(1)",
               configuration: .init(metrics: cpuAndMallocs, warmupIterations: 50, maxDuration: .seconds(3)),
               closure: { benchmark in
@@ -98,6 +112,15 @@ let benchmarks: @Sendable () -> Void = {
                   }
               },
               setup: { try await InProcessServer.shared.start() })
+}
+
+/// A client's model of `Person`, as in StrataClient's Getting Started.
+struct DecodedPerson: Decodable, Sendable {
+    var personID: Int
+    var firstName: String
+    var lastName: String
+    var ssn: String?
+    var createDate: Date
 }
 
 /// The CarDealer `Person` type as the server's catalog reader builds it, and rows like the demo's.

@@ -1,18 +1,26 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Micro-benchmarks of Strata's hot paths with ordo-one/benchmark. A package of its own so that the
-// Strata package's build stays lean; it depends on Strata by path. Run through benchmarks/run, or:
-//   swift package --scratch-path ../.work/build-micro --disable-sandbox benchmark
+// The benchmarks' own package, apart from Strata's so that Strata's build stays lean. One package and
+// one release build folder (benchmarks/.work/build) for everything benchmarks/run starts:
+//   - `strata`, Strata's executable, built from the dependency by path (`swift build --product strata`);
+//   - `Ceiling`, a Hummingbird 2 server answering constant bodies: what the HTTP stack alone can do;
+//   - `StrataMicro`, micro-benchmarks of Strata's hot paths with ordo-one/benchmark:
+//       swift package --scratch-path .work/build --disable-sandbox benchmark
 let package = Package(
-    name: "StrataMicro",
+    name: "StrataBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "Strata", path: "../.."),
+        .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
+        .executableTarget(
+            name: "Ceiling",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/Ceiling"
+        ),
         .executableTarget(
             name: "StrataMicro",
             dependencies: [
@@ -26,5 +34,6 @@ let package = Package(
             path: "Benchmarks/StrataMicro",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-    ]
+    ],
+    swiftLanguageModes: [.v6]
 )
