@@ -14,11 +14,15 @@ let package = Package(
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .executableTarget(
             name: "Ceiling",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Sources/Ceiling"
         ),
         .executableTarget(

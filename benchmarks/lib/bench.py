@@ -700,6 +700,8 @@ def render_markdown(results):
                  f"after {machine.get('load_after')}; commit {machine.get('commit')}.")
     lines.append(f"wrk: {s['wrk_threads']} thread(s), {s['connections']} connections, {s['duration_s']} s after a "
                  f"{s['warmup_s']} s warm-up, median of {s['repeat']} runs; data: `strata demo-data --scale {s['scale']}`.")
+    if machine.get("datasette_missing"):
+        lines.append(f"Datasette was not measured: {machine['datasette_missing']}.")
     lines.append("")
     lines.append("| scenario | unit | Strata SQLite | Strata PostgreSQL | ceiling | Datasette | SQLite ÷ ceiling | SQLite ÷ Datasette | PostgreSQL ÷ ceiling | PostgreSQL ÷ Datasette |")
     lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -15,10 +15,7 @@ enum RandomSecret {
     }
 
     static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Array(bytes))
     }
 
     /// The hex SHA-256 of a token's text: what the database keeps instead of the token.

@@ -28,10 +28,7 @@ struct UnverifiedToken: Sendable {
     var issuer: String? { payload["iss"]?.stringValue }
 
     static func base64URLDecode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") else { return nil }
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
+        Base64URL.decode(text).map { Data($0) }
     }
 
     private static func decodeObject(_ part: some StringProtocol) -> JSONObject? {

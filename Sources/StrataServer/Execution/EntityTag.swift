@@ -32,10 +32,7 @@ struct EntityTag: Sendable, Hashable {
             Self.append(Array(property.name.utf8), to: &hasher)
             Self.append(Self.canonicalBytes(value), to: &hasher)
         }
-        let digest = Array(hasher.finalize().prefix(16))
-        opaque = Data(digest).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        opaque = Base64URL.encode(hasher.finalize().prefix(16))
     }
 
     private init(opaque: String) {

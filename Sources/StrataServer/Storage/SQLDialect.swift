@@ -9,7 +9,9 @@ enum SQLDialect: String, Sendable {
     /// Quotes an identifier taken from the catalog. Identifiers never come from request input;
     /// quoting keeps mixed case and reserved words intact.
     func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Catalog names rarely hold a quote; replacingOccurrences goes through NSString on Linux.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// The placeholder for the bind at a 1-based position.
