@@ -2,11 +2,12 @@
 import PackageDescription
 
 // The benchmarks' own package, apart from Strata's so that Strata's build stays lean. One package and
-// one release build folder (benchmarks/.work/build) for everything benchmarks/run starts:
+// one release build folder (benchmarks/.work/build) for the servers benchmarks/run starts:
 //   - `strata`, Strata's executable, built from the dependency by path (`swift build --product strata`);
 //   - `Ceiling`, a Hummingbird 2 server answering constant bodies: what the HTTP stack alone can do;
-//   - `StrataMicro`, micro-benchmarks of Strata's hot paths with ordo-one/benchmark:
-//       swift package --scratch-path .work/build --disable-sandbox benchmark
+//   - `StrataMicro`, micro-benchmarks of Strata's hot paths with ordo-one/benchmark, built by its plugin
+//     in a folder of its own (the plugin's build settings differ from `swift build`'s):
+//       swift package --scratch-path .work/build-micro --disable-sandbox benchmark
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v14)],

@@ -38,7 +38,7 @@ struct CollectionReader: Sendable {
         if let position {
             chunk.filter(KeysetContinuation.after(position, keys: sortKeys))
         }
-        chunk.orderBy = sortKeys.map { OrderTerm(expression: $0.expression, descending: $0.descending) }
+        chunk.orderBy = sortKeys.map(\.orderTerm)
         chunk.limit = limit
         chunk.offset = offset
         return chunk

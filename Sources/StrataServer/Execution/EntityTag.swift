@@ -25,45 +25,93 @@ struct EntityTag: Sendable, Hashable {
     }
 
     init(properties: [EntityProperty], values: [ODataValue]) {
-        var hasher = SHA256()
+        // The whole canonical encoding is laid out in one buffer and hashed once: a SHA-256 update and
+        // an array per value cost a streamed collection a quarter of its CPU (benchmarks, issue 10).
+        var message: [UInt8] = []
+        message.reserveCapacity(256)
         // A version byte lets the encoding change later without old tags matching new ones.
-        hasher.update(data: [1])
+        message.append(1)
         for (property, value) in zip(properties, values) {
-            Self.append(Array(property.name.utf8), to: &hasher)
-            Self.append(Self.canonicalBytes(value), to: &hasher)
+            Self.appendLengthPrefixed(to: &message) { $0.append(contentsOf: property.name.utf8) }
+            Self.appendLengthPrefixed(to: &message) { Self.appendCanonical(value, to: &$0) }
         }
-        opaque = Base64URL.encode(hasher.finalize().prefix(16))
+        opaque = SHA256.hash(data: message).withUnsafeBytes { Base64URL.encode($0.prefix(16)) }
     }
 
     private init(opaque: String) {
         self.opaque = opaque
     }
 
-    private static func append(_ bytes: [UInt8], to hasher: inout SHA256) {
-        var length = UInt32(bytes.count).bigEndian
-        withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
-        hasher.update(data: bytes)
+    /// A big-endian 32-bit length, then the bytes `body` appends.
+    private static func appendLengthPrefixed(to message: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+        let start = message.count
+        for _ in 0..<4 { message.append(0) }
+        body(&message)
+        let length = UInt32(message.count - start - 4)
+        message[start] = UInt8(length >> 24)
+        message[start + 1] = UInt8(length >> 16 & 0xFF)
+        message[start + 2] = UInt8(length >> 8 & 0xFF)
+        message[start + 3] = UInt8(length & 0xFF)
     }
 
     /// One byte naming the kind of value, then its canonical text. Integers of every width share
     /// one form, so a column read as Int32 on one path and Int64 on another still agrees.
-    private static func canonicalBytes(_ value: ODataValue) -> [UInt8] {
-        let (kind, text): (UInt8, String)
+    private static func appendCanonical(_ value: ODataValue, to message: inout [UInt8]) {
         switch value {
-        case .null: return [0]
-        case .boolean(let b): (kind, text) = (1, b ? "1" : "0")
-        case .byte, .sbyte, .int16, .int32, .int64: (kind, text) = (2, String(value.integerValue ?? 0))
-        case .decimal(let d): (kind, text) = (3, d.description)
-        case .double(let v): (kind, text) = (4, String(v.bitPattern, radix: 16))
-        case .single(let v): (kind, text) = (4, String(Double(v).bitPattern, radix: 16))
-        case .string(let s): (kind, text) = (5, s)
-        case .dateTime(let d): (kind, text) = (6, String(d.microsecondsSince1970))
-        case .dateTimeOffset(let d): (kind, text) = (7, "\(d.utc.microsecondsSince1970)\(d.offsetMinutes >= 0 ? "+" : "")\(d.offsetMinutes)")
-        case .time(let t): (kind, text) = (8, String(t.microseconds))
-        case .guid(let g): (kind, text) = (9, g.uuidString.lowercased())
-        case .binary(let data): return [10] + Array(data)
+        case .null:
+            message.append(0)
+        case .boolean(let b):
+            message.append(1)
+            message.append(b ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .byte, .sbyte, .int16, .int32, .int64:
+            message.append(2)
+            appendDecimal(value.integerValue ?? 0, to: &message)
+        case .decimal(let d):
+            message.append(3)
+            message.append(contentsOf: d.description.utf8)
+        case .double(let v):
+            message.append(4)
+            message.append(contentsOf: String(v.bitPattern, radix: 16).utf8)
+        case .single(let v):
+            message.append(4)
+            message.append(contentsOf: String(Double(v).bitPattern, radix: 16).utf8)
+        case .string(let s):
+            message.append(5)
+            message.append(contentsOf: s.utf8)
+        case .dateTime(let d):
+            message.append(6)
+            appendDecimal(d.microsecondsSince1970, to: &message)
+        case .dateTimeOffset(let d):
+            message.append(7)
+            message.append(contentsOf: "\(d.utc.microsecondsSince1970)\(d.offsetMinutes >= 0 ? "+" : "")\(d.offsetMinutes)".utf8)
+        case .time(let t):
+            message.append(8)
+            appendDecimal(t.microseconds, to: &message)
+        case .guid(let g):
+            message.append(9)
+            message.append(contentsOf: g.uuidString.lowercased().utf8)
+        case .binary(let data):
+            message.append(10)
+            message.append(contentsOf: data)
         }
-        return [kind] + Array(text.utf8)
+    }
+
+    /// The decimal digits of `value`, as `String(value)` writes them.
+    private static func appendDecimal(_ value: Int64, to message: inout [UInt8]) {
+        if value < 0 { message.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            message.append(contentsOf: buffer[(20 - count)...])
+        }
     }
 
     /// Reads one entity tag of a header list: `"x"` or `W/"x"` (weak tags from older clients are

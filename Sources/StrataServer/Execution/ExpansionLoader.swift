@@ -74,7 +74,7 @@ struct ExpansionLoader: Sendable {
         if let filter = plan.rowFilter {
             query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: plan.set, type: plan.type))
         }
-        query.orderBy = plan.type.keyNames.map { OrderTerm(expression: .column(alias: alias, name: $0), descending: false) }
+        query.orderBy = plan.type.keyNames.map { OrderTerm(expression: .column(alias: alias, name: $0), descending: false, canBeNull: false) }
         return query
     }
 }

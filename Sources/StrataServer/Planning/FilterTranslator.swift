@@ -129,7 +129,8 @@ struct FilterTranslator {
             value = comparable(value, type)
             type = .string
         }
-        return SortKey(expression: type == .string ? ordinal(value) : value, descending: descending, type: type)
+        return SortKey(expression: type == .string ? ordinal(value) : value, descending: descending, type: type,
+                       canBeNull: Nullability.canBeNull(expression))
     }
 
     // MARK: Values

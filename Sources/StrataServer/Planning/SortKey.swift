@@ -7,6 +7,10 @@ struct SortKey: Sendable {
     var descending: Bool
     /// The EDM type of the expression's values, used to read continuation tokens back.
     var type: EDMPrimitiveType?
+    /// False when no row can have a null here (keys, NOT NULL columns of the row itself).
+    var canBeNull: Bool = true
+
+    var orderTerm: OrderTerm { OrderTerm(expression: expression, descending: descending, canBeNull: canBeNull) }
 }
 
 /// Keyset continuation: the condition "comes after this row" for a list of sort keys, used between
@@ -38,7 +42,9 @@ enum KeysetContinuation {
         case (false, true): return .isNull(key.expression, negated: true)
         case (false, false): return .binary(.greater, key.expression, .value(value))
         case (true, true): return nil
-        case (true, false): return .or([.binary(.less, key.expression, .value(value)), .isNull(key.expression, negated: false)])
+        case (true, false):
+            let less = SQLTerm.binary(.less, key.expression, .value(value))
+            return key.canBeNull ? .or([less, .isNull(key.expression, negated: false)]) : less
         }
     }
 

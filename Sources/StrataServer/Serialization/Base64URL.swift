@@ -8,7 +8,7 @@ enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The bytes as unpadded base64url text.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         let length = (input.count * 4 + 2) / 3
         return String(unsafeUninitializedCapacity: max(length, 1)) { output in

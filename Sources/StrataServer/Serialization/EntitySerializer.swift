@@ -9,17 +9,24 @@ struct EntitySerializer: Sendable {
     let serviceRoot: String
     let version: ODataVersion
 
+    // Member names written for every entity, escaped once (`"name":`).
+    static let metadataKey = Array(#""__metadata":"#.utf8)
+    static let uriKey = Array(#""uri":"#.utf8)
+    static let typeKey = Array(#""type":"#.utf8)
+    static let etagKey = Array(#""etag":"#.utf8)
+    static let deferredKey = Array(#""__deferred":"#.utf8)
+
     func write(_ row: EntityRow, shape: EntityShape, into writer: inout JSONWriter) {
         let uri = serviceRoot + shape.relativeURI(row.values)
         writer.beginObject()
-        writer.key("__metadata")
+        writer.key(prepared: Self.metadataKey)
         writer.beginObject()
-        writer.key("uri")
+        writer.key(prepared: Self.uriKey)
         writer.string(uri)
-        writer.key("type")
+        writer.key(prepared: Self.typeKey)
         writer.string(shape.typeName)
         if let positions = shape.etagPositions {
-            writer.key("etag")
+            writer.key(prepared: Self.etagKey)
             writer.string(EntityTag(type: shape.type, values: positions.map { row.values[$0] }).headerValue)
         }
         writer.endObject()
@@ -31,9 +38,9 @@ struct EntitySerializer: Sendable {
             writer.key(navigation.name)
             guard let expansion else {
                 writer.beginObject()
-                writer.key("__deferred")
+                writer.key(prepared: Self.deferredKey)
                 writer.beginObject()
-                writer.key("uri")
+                writer.key(prepared: Self.uriKey)
                 writer.string(uri + "/" + navigation.name)
                 writer.endObject()
                 writer.endObject()

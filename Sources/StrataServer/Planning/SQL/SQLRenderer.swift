@@ -79,8 +79,14 @@ struct SQLRenderer {
             for (index, item) in query.orderBy.enumerated() {
                 if index > 0 { text += ", " }
                 append(item.expression)
-                // OData sorts null before every value; both databases are told so explicitly.
-                text += item.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST"
+                // OData sorts null before every value; both databases are told so explicitly where a
+                // null can occur. PostgreSQL's indexes hold ASC NULLS LAST order, so saying NULLS FIRST
+                // for a column without nulls would make it sort the whole table instead of reading an index.
+                if item.canBeNull {
+                    text += item.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST"
+                } else {
+                    text += item.descending ? " DESC" : " ASC"
+                }
             }
         }
         if let limit = query.limit {

@@ -85,6 +85,9 @@ struct SelectColumn: Sendable {
 struct OrderTerm: Sendable {
     var expression: SQLTerm
     var descending: Bool
+    /// False for expressions that are never null (keys, NOT NULL columns of the row itself): their
+    /// order needs no NULLS FIRST/LAST, which would keep PostgreSQL from reading it off an index.
+    var canBeNull: Bool = true
 }
 
 struct JoinClause: Sendable {
