@@ -308,20 +308,40 @@ def wrk(url, seconds, headers=None, method="GET", body=None):
     return result
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process (and its threads) so far, from /proc/<pid>/stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def measure_wrk(scenario, target):
     path = target_path(scenario, target)
     url = TARGETS[target]["url"] + path
     headers = scenario_headers(scenario, target)
     method = scenario.get("method", "GET")
     body = scenario.get("body") if method != "GET" else None
+    pid = TARGETS[target]["pid"]
     if WARMUP > 0:
         wrk(url, WARMUP, headers, method, body)
-    runs = [wrk(url, DURATION, headers, method, body) for _ in range(REPEAT)]
+    runs = []
+    for _ in range(REPEAT):
+        before = cpu_seconds(pid) if pid else None
+        run = wrk(url, DURATION, headers, method, body)
+        after = cpu_seconds(pid) if pid else None
+        if before is not None and after is not None and run["requests"]:
+            # The server's own CPU time per request: steadier than req/s when other work shares the machine.
+            run["cpu_us_per_request"] = (after - before) * 1e6 / run["requests"]
+        runs.append(run)
     rates = [r["rps"] for r in runs if r["rps"] is not None]
     summary = {
         "rps": statistics.median(rates) if rates else None,
         "p50_ms": median_of(runs, "p50_ms"),
         "p99_ms": median_of(runs, "p99_ms"),
+        "cpu_us_per_request": median_of(runs, "cpu_us_per_request"),
         "errors": sum(r["errors"] for r in runs),
         "runs": [r["rps"] for r in runs],
     }
@@ -436,12 +456,16 @@ def measure_stream(scenario, target, cold_growth=None):
     pid = TARGETS[target]["pid"]
     runs = []
     for _ in range(REPEAT):
+        before = cpu_seconds(pid) if pid else None
         with RSSSampler(pid) as sampler:
             if target == "datasette":
                 run = datasette_json_pages(base, scenario["datasette"])
             else:
                 run = curl_download(base + target_path(scenario, target), scenario_headers(scenario, target))
                 run["rows"] = SCALE
+        after = cpu_seconds(pid) if pid else None
+        if before is not None and after is not None and run["rows"]:
+            run["cpu_us_per_row"] = (after - before) * 1e6 / run["rows"]
         run["rss_growth_mb"] = sampler.growth_mb
         run["rows_per_s"] = run["rows"] / run["total_s"] if run["total_s"] else None
         runs.append(run)
@@ -452,6 +476,7 @@ def measure_stream(scenario, target, cold_growth=None):
         "bytes": runs[0]["bytes"],
         "rows": runs[0]["rows"],
         "status": runs[0]["status"],
+        "cpu_us_per_row": median_of(runs, "cpu_us_per_row"),
         "rss_growth_warm_mb": max([r["rss_growth_mb"] for r in runs if r["rss_growth_mb"] is not None], default=None),
         "rss_growth_cold_mb": cold_growth,
         "runs": [r["rows_per_s"] for r in runs],
@@ -569,7 +594,9 @@ def headline(scenario, result):
     if scenario["kind"] == "wrk":
         if result.get("rps") is None:
             return "no result: " + (result.get("raw") or "")[:60].replace("\n", " ")
-        return f"{result['rps']:.0f} req/s, p99 {result['p99_ms'] or 0:.1f} ms, errors {result['errors']}"
+        cpu = result.get("cpu_us_per_request")
+        return (f"{result['rps']:.0f} req/s, p99 {result['p99_ms'] or 0:.1f} ms, errors {result['errors']}"
+                + (f", server CPU {cpu:,.0f} µs/req" if cpu else ""))
     if scenario["kind"] == "stream":
         return f"{result['rows_per_s']:.0f} rows/s, TTFB {result['ttfb_ms']:.1f} ms, RSS +{result['rss_growth_mb'] or 0:.1f} MB"
     return f"{result['batch_ms']:.0f} ms per batch, status {result['status']}"
@@ -737,7 +764,8 @@ def render_markdown(results):
                     details.append(f"- stream, {TARGETS[t]['label']}: time to first byte {x['ttfb_ms']:.1f} ms, "
                                    f"{x['bytes'] / 1e6:.1f} MB in {x['total_s']:.2f} s, peak RSS growth "
                                    f"{mb(x.get('rss_growth_mb'))} (first download {mb(x.get('rss_growth_cold_mb'))}, "
-                                   f"measured runs {mb(x.get('rss_growth_warm_mb'))})")
+                                   f"measured runs {mb(x.get('rss_growth_warm_mb'))})"
+                                   + (f", server CPU {x['cpu_us_per_row']:.2f} µs per row" if x.get("cpu_us_per_row") else ""))
             csv = (res.get("datasette") or {}).get("csv_stream")
             if csv:
                 details.append(f"- stream, Datasette CSV (`_stream=on`, its one-response export): {csv['rows_per_s']:,.0f} rows/s, "
@@ -753,6 +781,10 @@ def render_markdown(results):
                     details.append(f"- $batch, {TARGETS[t]['label']}: {x['batch_ms']:.0f} ms per batch of 1,000 inserts "
                                    f"({1000 / x['batch_ms'] * 1000:,.0f} inserts/s), status {x['status']}, "
                                    f"{x['created_per_batch']} × 201 per batch")
+        cpus = [f"{TARGETS[t]['label']} {res[t]['cpu_us_per_request']:,.0f}" for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]
+                if isinstance(res.get(t), dict) and res[t].get("cpu_us_per_request")]
+        if cpus:
+            details.append(f"- {row['title']}: server CPU µs per request {', '.join(cpus)}")
         sizes = []
         for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
             x = res.get(t)
