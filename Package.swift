@@ -84,6 +84,9 @@ let package = Package(
             name: "StrataServerTests",
             dependencies: [
                 "StrataServer",
+                // The data table client tests drive StrataClient against servers on both databases,
+                // which only this target can start (its support provisions PostgreSQL).
+                "StrataClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

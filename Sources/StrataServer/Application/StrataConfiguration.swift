@@ -21,6 +21,9 @@ public struct StrataConfiguration: Sendable {
     public var queryLimits: QueryLimits
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
     public var maxBodySize: Int
+    /// The most rows one `$sql` query may answer; a query that would return more is refused with a
+    /// 400 asking for `LIMIT` (its rows are collected before they are written, unlike `$tables`).
+    public var sqlRowLimit: Int
     public var logLevel: Logger.Level
 
     public init(
@@ -33,8 +36,10 @@ public struct StrataConfiguration: Sendable {
         pageSize: Int = 1000,
         queryLimits: QueryLimits = .default,
         maxBodySize: Int = 16 * 1024 * 1024,
+        sqlRowLimit: Int = 10_000,
         logLevel: Logger.Level = .info
     ) {
+        self.sqlRowLimit = sqlRowLimit
         self.queryLimits = queryLimits
         self.host = host
         self.port = port
