@@ -92,12 +92,20 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The authentication tests act as an identity provider: they sign RS256/ES256 tokens.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "StrataClientTests",
-            dependencies: ["StrataClient", "StrataServer"],
+            dependencies: [
+                "StrataClient",
+                "StrataServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift
         ),
     ],

@@ -13,7 +13,9 @@ struct ServeCommand: AsyncParsableCommand {
             (strata-data/cardealer.sqlite is the service /cardealer/), or a schema of the PostgreSQL \
             database given with --database. Every option can also be set with an environment variable \
             (STRATA_HOST, STRATA_PORT, STRATA_DATA, STRATA_DATABASE, STRATA_PUBLIC_URL, STRATA_PAGE_SIZE, \
-            STRATA_MAX_BODY_SIZE, STRATA_LOG_LEVEL, STRATA_DEMO=1); options win over the environment.
+            STRATA_MAX_BODY_SIZE, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
+            options win over the environment. With --demo, the first start creates the account `editor` \
+            and prints its password once on standard output.
             """)
 
     @Flag(help: "Create the demo services (cardealer, speakeasy, hockey) on first start.")
@@ -25,11 +27,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on. (env: STRATA_PORT, default: 8080)")
     var port: Int?
 
-    @Option(name: .customLong("data"), help: "Directory for SQLite services and Strata's own data. (env: STRATA_DATA, default: ./strata-data)")
-    var dataDirectory: String?
+    @OptionGroup var storage: StorageOptions
 
-    @Option(help: "A SQLite file to serve as one service, or postgres://user:password@host:5432/database. (env: STRATA_DATABASE)")
-    var database: String?
+    @Option(name: .customLong("token-lifetime"), help: "Minutes an access token stays valid. (env: STRATA_TOKEN_LIFETIME, default: 120)")
+    var tokenLifetime: Int?
 
     @Option(name: .customLong("public-url"), help: "The URL clients reach the server at, for links in responses. (env: STRATA_PUBLIC_URL)")
     var publicURL: String?
@@ -49,13 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.demo = demo || ["1", "true", "yes"].contains(environment["STRATA_DEMO"]?.lowercased() ?? "")
         configuration.host = host ?? environment["STRATA_HOST"] ?? configuration.host
         configuration.port = try port ?? environment["STRATA_PORT"].map { try Self.integer($0, "STRATA_PORT") } ?? configuration.port
-        configuration.dataDirectory = dataDirectory ?? environment["STRATA_DATA"] ?? configuration.dataDirectory
-        if let database = database ?? environment["STRATA_DATABASE"] {
-            do {
-                configuration.database = try DatabaseLocation.parse(database)
-            } catch {
-                throw ValidationError("\(error)")
-            }
+        try storage.apply(to: &configuration)
+        if let minutes = try tokenLifetime ?? environment["STRATA_TOKEN_LIFETIME"].map({ try Self.integer($0, "STRATA_TOKEN_LIFETIME") }) {
+            guard minutes > 0 else { throw ValidationError("--token-lifetime must be at least 1 minute") }
+            configuration.auth.accessTokenLifetime = TimeInterval(minutes * 60)
         }
         configuration.publicBaseURL = publicURL ?? environment["STRATA_PUBLIC_URL"]
         configuration.pageSize = try pageSize ?? environment["STRATA_PAGE_SIZE"].map { try Self.integer($0, "STRATA_PAGE_SIZE") } ?? configuration.pageSize

@@ -9,5 +9,8 @@ struct StrataCommand: AsyncParsableCommand {
             Start with `strata serve --demo`: it creates three demo services on SQLite under ./strata-data \
             and serves them on http://127.0.0.1:8080.
             """,
-        subcommands: [ServeCommand.self])
+        subcommands: [
+            ServeCommand.self, GetCommand.self, LoginCommand.self, LogoutCommand.self,
+            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self,
+        ])
 }

@@ -89,16 +89,47 @@ struct OperationsTests {
         #expect(!lines.contains { $0.contains("c2VjcmV0dXNlcjpzM2NyZXQ=") || $0.contains("s3cret") })
     }
 
-    @Test("A 100,000-row collection streams: server memory grows far less than the response", arguments: Backend.allCases)
-    func streaming(_ backend: Backend) async throws {
-        let rows = 100_000
-        let big = TestService(name: "big") { _ in
+    @Test("SIGTERM: the request in flight completes, then the server exits cleanly and its data is intact", arguments: [Backend.sqlite])
+    func gracefulShutdown(_ backend: Backend) async throws {
+        let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
+        try await TestDatabases.shared.provision("big", backend, into: configuration, scripts: Self.bigRows(30_000).scripts(backend))
+        let arguments = ["serve", "--data", configuration.dataDirectory, "--page-size", "1000000", "--log-level", "error"]
+        let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
+        let signalled = NIOLockedValueBox(false)
+        // The signal goes out while the response is on its way, after its first chunks have arrived.
+        let result = try await RawHTTP.get(port: server.port, path: "/big/Row") { _ in
+            let first = signalled.withLockedValue { sent in
+                defer { sent = true }
+                return !sent
+            }
+            if first { _ = Glibc.kill(server.pid, SIGTERM) }
+        }
+        #expect(signalled.withLockedValue { $0 })
+        #expect(result.status == 200)
+        #expect(result.tail.hasSuffix("]}}"), "the response was cut short: \(result.tail)")
+        let status = await server.terminate()
+        #expect(status == 0)
+        // The database closed cleanly: a new server reads it.
+        let again = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
+        let count = try await again.request(.get, "/big/Row/$count")
+        #expect(count.text == "30000")
+        again.kill()
+        try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
+    }
+
+    static func bigRows(_ rows: Int) -> TestService {
+        TestService(name: "big") { _ in
             [#"""
             CREATE TABLE "Row" ("id" INTEGER PRIMARY KEY, "label" VARCHAR(200) NOT NULL);
             INSERT INTO "Row" ("id", "label") WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \#(rows))
               SELECT i, 'row ' || i || ' lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore' FROM n;
             """#]
         }
+    }
+
+    @Test("A 100,000-row collection streams: server memory grows far less than the response", arguments: Backend.allCases)
+    func streaming(_ backend: Backend) async throws {
+        let big = Self.bigRows(100_000)
         let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         try await TestDatabases.shared.provision("big", backend, into: configuration, scripts: big.scripts(backend))
         // A server process of its own, so that its memory is measured without the other tests'.

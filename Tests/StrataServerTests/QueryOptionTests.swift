@@ -62,6 +62,10 @@ struct QueryOptionTests {
             let keys = person?.objectValue?.keys ?? []
             #expect(keys == ["__metadata", "firstName", "PersonCar"])
             #expect(person["__metadata"]["uri"]?.stringValue == "http://localhost/cardealer/Person(1)")
+            // The ETag hashes the whole row, so it is the same with or without $select.
+            let whole = try await client.get("/cardealer/Person(1)")
+            #expect(person["__metadata"]["etag"] != nil)
+            #expect(person["__metadata"]["etag"] == whole.json["d"]["__metadata"]["etag"])
 
             let star = try await client.get("/cardealer/Car(2)?$select=*")
             #expect(star.json["d"]?.objectValue?.keys.contains("PersonCar") == true)

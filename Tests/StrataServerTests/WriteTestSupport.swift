@@ -44,7 +44,7 @@ func withWriteServer<T: Sendable>(
     try await prepareLedger(configuration, backend: backend, requireIfMatch: requireIfMatch)
     let app = try await buildApplication(configuration, logger: TestDatabases.logger)
     defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-    return try await app.test(.router) { client in try await test(client) }
+    return try await app.test(.router) { client in try await test(AdministratorTestClient(base: client)) }
 }
 
 /// Creates the ledger service and settings in a configuration's store before a server opens it.

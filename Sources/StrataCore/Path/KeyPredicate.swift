@@ -68,32 +68,34 @@ public enum KeyPredicate: Sendable, Hashable {
     }
 
     /// Splits on a separator outside single-quoted strings (`'a,b',2` is two parts).
-    public static func splitTopLevel(_ text: Substring, on separator: Character) throws(ODataError) -> [Substring] {
+    ///
+    /// Quotes are found among Unicode scalars, not characters: a quote followed by a combining mark
+    /// is one `Character` but still ends the string.
+    public static func splitTopLevel(_ text: Substring, on separator: Unicode.Scalar) throws(ODataError) -> [Substring] {
         var parts: [Substring] = []
         var inQuote = false
         var start = text.startIndex
-        var i = text.startIndex
-        while i < text.endIndex {
-            let c = text[i]
-            if c == "'" { inQuote.toggle() }
-            else if c == separator && !inQuote {
-                parts.append(text[start..<i])
-                start = text.index(after: i)
+        let scalars = text.unicodeScalars
+        for index in scalars.indices {
+            let scalar = scalars[index]
+            if scalar == "'" {
+                inQuote.toggle()
+            } else if scalar == separator && !inQuote {
+                parts.append(text[start..<index])
+                start = scalars.index(after: index)
             }
-            i = text.index(after: i)
         }
         guard !inQuote else { throw .badRequest("The key (\(text)) has a string that is not closed with a quote.") }
         parts.append(text[start...])
         return parts
     }
 
-    static func topLevelIndex(of target: Character, in text: Substring) -> Substring.Index? {
+    static func topLevelIndex(of target: Unicode.Scalar, in text: Substring) -> Substring.Index? {
         var inQuote = false
-        var i = text.startIndex
-        while i < text.endIndex {
-            let c = text[i]
-            if c == "'" { inQuote.toggle() } else if c == target && !inQuote { return i }
-            i = text.index(after: i)
+        let scalars = text.unicodeScalars
+        for index in scalars.indices {
+            let scalar = scalars[index]
+            if scalar == "'" { inQuote.toggle() } else if scalar == target && !inQuote { return index }
         }
         return nil
     }

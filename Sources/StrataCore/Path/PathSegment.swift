@@ -64,20 +64,20 @@ public struct ResourcePath: Sendable, Hashable {
         var segments: [PathSegment] = []
         var inQuote = false
         var start = rawPath.startIndex
-        var i = rawPath.startIndex
         func flush(_ end: Substring.Index) throws(ODataError) {
             let raw = rawPath[start..<end]
             // A trailing slash (`Person/`) is tolerated as WCF did.
             if raw.isEmpty && end == rawPath.endIndex && !segments.isEmpty { return }
             segments.append(try PathSegment.parse(rawSegment: raw))
         }
-        while i < rawPath.endIndex {
-            let c = rawPath[i]
-            if c == "'" { inQuote.toggle() } else if c == "/" && !inQuote {
-                try flush(i)
-                start = rawPath.index(after: i)
+        // Quotes among Unicode scalars: a quote with a combining mark after it still counts.
+        let scalars = rawPath.unicodeScalars
+        for index in scalars.indices {
+            let scalar = scalars[index]
+            if scalar == "'" { inQuote.toggle() } else if scalar == "/" && !inQuote {
+                try flush(index)
+                start = scalars.index(after: index)
             }
-            i = rawPath.index(after: i)
         }
         if start < rawPath.endIndex || !segments.isEmpty { try flush(rawPath.endIndex) }
         return ResourcePath(segments)

@@ -28,9 +28,13 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
     case .postgres(let location):
         let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
         services.append(client)
-        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger)
+        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger,
+                                     connectionWait: configuration.databaseConnectionWait)
     }
-    let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger)
+    let auth = try await AuthServices.make(
+        settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),
+        dataDirectory: configuration.dataDirectory, logger: logger)
+    let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger, auth: auth)
     services.append(RuntimeShutdownService(runtime: runtime))
     var app = Application(
         router: Routes.router(runtime: runtime),

@@ -17,6 +17,8 @@ public struct StrataConfiguration: Sendable {
     public var publicBaseURL: String?
     /// Rows per response before a collection continues with `__next` (server-driven paging).
     public var pageSize: Int
+    /// How long a request waits for a PostgreSQL connection before the database counts as unreachable (503).
+    public var databaseConnectionWait: Duration = .seconds(10)
     /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
     public var queryLimits: QueryLimits
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
@@ -25,6 +27,8 @@ public struct StrataConfiguration: Sendable {
     /// 400 asking for `LIMIT` (its rows are collected before they are written, unlike `$tables`).
     public var sqlRowLimit: Int
     public var logLevel: Logger.Level
+    /// Accounts, tokens and throttling.
+    public var auth = AuthSettings()
 
     public init(
         host: String = "127.0.0.1",

@@ -14,13 +14,17 @@ final class StrataRuntime: Sendable {
     let system: SystemDatabase
     let metrics: StrataMetrics
     let logger: Logger
-    /// Who may do what; open until accounts and grants exist.
+    /// Who may do what: grants and anonymous access from the system database when the server has
+    /// authentication, otherwise the given policy (open by default).
     let accessPolicy: any AccessPolicy
+    /// Accounts, tokens and federation; nil for a server built without them.
+    let auth: AuthServices?
     private let services = NIOLockedValueBox<[String: ODataService]>([:])
 
     init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
-         accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
-        self.accessPolicy = accessPolicy
+         auth: AuthServices? = nil, accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
+        self.auth = auth
+        self.accessPolicy = auth.map { GrantPolicy(store: $0.store, logger: logger) } ?? accessPolicy
         self.configuration = configuration
         self.store = store
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
@@ -33,6 +37,9 @@ final class StrataRuntime: Sendable {
         try await system.migrate(logger: logger)
         if configuration.demo {
             try await DemoServices(store: store, system: system, logger: logger).provision()
+            if let auth {
+                try await DemoAccounts(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce, now: auth.now).provision()
+            }
         }
         try await reloadServices()
     }

@@ -1,7 +1,7 @@
 import StrataCore
 
 /// What a request does to a table; rights are granted per action.
-enum TableAction: String, Sendable, CaseIterable {
+public enum TableAction: String, Sendable, CaseIterable {
     case read, insert, update, delete
 }
 
@@ -18,6 +18,14 @@ struct RowAccess: Sendable {
 protocol AccessPolicy: Sendable {
     /// Throws 401 (no or bad credentials where some are needed) or 403 (signed in, not allowed).
     func authorize(_ action: TableAction, table: String, in service: ODataService, principal: Principal?) async throws -> RowAccess
+
+    /// Throws 401 or 403 when the caller may see nothing of the service, so that its service
+    /// document and `$metadata` (which name its tables and columns) stay private too.
+    func authorizeService(_ service: ODataService, principal: Principal?) async throws
+}
+
+extension AccessPolicy {
+    func authorizeService(_ service: ODataService, principal: Principal?) async throws {}
 }
 
 /// Everything is allowed to everyone. Used for servers without accounts.

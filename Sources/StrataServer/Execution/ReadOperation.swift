@@ -191,7 +191,7 @@ struct ReadOperation: Sendable {
         var keysOnly = query
         keysOnly.projection = BoundProjection(entityType: targetType, properties: targetType.keyProperties,
                                               navigationLinks: [], expansions: [], selectsAll: false)
-        let plan = try await ReadPlanner(call: call).plan(linkPath, keysOnly)
+        let plan = try await ReadPlanner(call: call).plan(linkPath, keysOnly, entityTags: false)
         let root = call.serviceRoot
         let shape = plan.shape
         let writeLink: @Sendable (EntityRow, inout JSONWriter) -> Void = { row, writer in

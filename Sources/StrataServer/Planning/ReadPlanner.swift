@@ -9,10 +9,13 @@ struct ReadPlanner {
     private var storage: ServiceStorage { call.service.storage }
     private var dialect: SQLDialect { call.service.dialect }
 
-    func plan(_ path: ResolvedPath, _ bound: BoundQuery) async throws -> ReadPlan {
+    /// With `entityTags`, every column is read (not only what `$select` writes) so that each entity
+    /// gets its ETag, which hashes the whole row; `$links` reads keys only.
+    func plan(_ path: ResolvedPath, _ bound: BoundQuery, entityTags: Bool = true) async throws -> ReadPlan {
         let target = path.target
-        let expansions = try await expansionPlans(bound.projection, parentColumns: nil)
+        let expansions = try await expansionPlans(bound.projection)
         let extra = expansions.flatMap { $0.navigation.joinColumns.map(\.local) }
+            + (entityTags ? bound.projection.entityType.properties.map(\.name) : [])
         let columns = Self.columns(for: bound.projection, extra: extra)
         let positioned = expansions.map { plan -> ExpansionPlan in
             var plan = plan
@@ -58,14 +61,15 @@ struct ReadPlanner {
         }
     }
 
-    private func expansionPlans(_ projection: BoundProjection, parentColumns: [EntityProperty]?) async throws -> [ExpansionPlan] {
+    private func expansionPlans(_ projection: BoundProjection) async throws -> [ExpansionPlan] {
         var plans: [ExpansionPlan] = []
         for expansion in projection.expansions {
             let navigation = expansion.property
             let type = expansion.projection.entityType
             let access = try await call.authorize(.read, expansion.targetSet.name)
-            let children = try await expansionPlans(expansion.projection, parentColumns: nil)
+            let children = try await expansionPlans(expansion.projection)
             let extra = navigation.joinColumns.map(\.remote) + children.flatMap { $0.navigation.joinColumns.map(\.local) }
+                + type.properties.map(\.name)
             let columns = Self.columns(for: expansion.projection, extra: extra)
             let positionedChildren = children.map { child -> ExpansionPlan in
                 var child = child

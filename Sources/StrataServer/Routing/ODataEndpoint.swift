@@ -38,11 +38,13 @@ struct ODataEndpoint: Sendable {
         if url.path.segments.isEmpty {
             context?.setRoute("odata.servicedocument")
             try requireRead(call)
+            try await call.access.authorizeService(call.service, principal: call.principal)
             return try serviceDocument(call)
         }
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
             context?.setRoute("odata.metadata")
             try requireRead(call)
+            try await call.access.authorizeService(call.service, principal: call.principal)
             return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)

@@ -11,6 +11,11 @@ enum Routes {
         // Method and path only: headers (Authorization) and bodies never reach the log.
         router.add(middleware: LogRequestsMiddleware(.info, includeHeaders: .none))
         router.add(middleware: ErrorMiddleware())
+        if let auth = runtime.auth {
+            router.add(middleware: AuthenticationMiddleware(auth: auth))
+            AuthRoutes.register(on: router, auth: auth)
+            AdminRoutes.register(on: router, runtime: runtime, auth: auth)
+        }
 
         router.get("/health") { _, context in
             context.setRoute("health")

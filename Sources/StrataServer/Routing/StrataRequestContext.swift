@@ -9,9 +9,12 @@ public struct StrataRequestContext: RequestContext {
     let routeLabel = NIOLockedValueBox("unmatched")
     /// The authenticated caller; nil for anonymous requests.
     var principal: Principal?
+    /// The peer's IP address, for throttling failed logins; nil when the transport has none (tests).
+    let clientAddress: String?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     func setRoute(_ label: String) {

@@ -38,7 +38,8 @@ extension DatabaseConnection {
 }
 
 /// Counts SQL statements for `/metrics` (`strata_sql_statements_total`); tests and benchmarks use it
-/// to prove that `$expand` does not run one query per parent row.
+/// to prove that `$expand` does not run one query per parent row. Only statements against services
+/// count; the system database's (accounts, grants, sessions) do not.
 struct StatementCounter: Sendable {
     var increment: @Sendable () -> Void
 

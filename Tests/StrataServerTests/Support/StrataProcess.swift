@@ -67,7 +67,8 @@ struct StrataProcess {
 
     func request(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> TestClient.Response {
         try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
-            var headers: HTTPFields = [:]
+            // Signed in as the templates' administrator, as `withServer` requests are.
+            var headers: HTTPFields = [.authorization: AdministratorTestClient.authorization]
             if body != nil { headers[.contentType] = "application/json" }
             return try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: headers,
                                                                body: body.map { ByteBuffer(string: $0) }))
@@ -76,6 +77,21 @@ struct StrataProcess {
 
     /// This process's resident memory in bytes (Linux `/proc/<pid>/status`).
     var residentMemory: Int { RawHTTP.residentMemory(pid: pid) }
+
+    /// Sends SIGTERM and waits for the process to exit; answers its exit status, or nil if it
+    /// did not exit within `timeout`.
+    func terminate(timeout: Duration = .seconds(30)) async -> Int32? {
+        _ = Glibc.kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
 
     /// SIGKILL: no signal handler, no graceful shutdown, no chance to flush anything.
     func kill() {

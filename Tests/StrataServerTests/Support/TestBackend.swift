@@ -64,6 +64,7 @@ actor TestDatabases {
             configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: name))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
+        if !demo { try await Self.addTester(to: configuration) }
         return configuration
     }
 
@@ -96,6 +97,7 @@ actor TestDatabases {
         let system = SystemDatabase(database: store.system, schema: nil)
         try await system.migrate(logger: Self.logger)
         try await DemoServices(store: store, system: system, logger: Self.logger).provision()
+        try await Self.provisionDemoAccess(system)
         await store.close()
         return directory
     }
@@ -110,6 +112,48 @@ actor TestDatabases {
             let system = SystemDatabase(database: store.system, schema: store.systemSchema)
             try await system.migrate(logger: Self.logger)
             try await DemoServices(store: store, system: system, logger: Self.logger).provision()
+            try await Self.provisionDemoAccess(system)
+        }
+    }
+
+    /// The demo's access rules (anonymous reads of cardealer and speakeasy, a signed-in reader for
+    /// hockey), as `strata serve --demo` sets them, and the administrator `withServer` signs in as.
+    /// The demo `editor` account's random password is not announced.
+    private static func provisionDemoAccess(_ system: SystemDatabase) async throws {
+        try await DemoAccounts(store: AuthStore(system: system), hasher: try PasswordHasher(cost: 4), announce: { _ in }, now: Date())
+            .provision()
+        try await createTester(system)
+    }
+
+    private static func createTester(_ system: SystemDatabase) async throws {
+        let hasher = try PasswordHasher(cost: 4)
+        try await AuthStore(system: system).createAccount(
+            TestAccounts.tester, passwordHash: try await hasher.hash(TestAccounts.testerPassword), roles: [RoleAssignment(role: "admin")], now: Date())
+    }
+
+    /// A configuration without the demo still has the administrator `withServer` signs in as.
+    private static func addTester(to configuration: StrataConfiguration) async throws {
+        switch configuration.database {
+        case .postgres(let location):
+            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            try await withAdminClient(endpoint, database: location.database ?? "postgres") { client in
+                let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
+                let system = SystemDatabase(database: store.system, schema: store.systemSchema)
+                try await system.migrate(logger: logger)
+                try await createTester(system)
+            }
+        default:
+            let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
+                                                          counter: .none, logger: logger)
+            let system = SystemDatabase(database: store.system, schema: nil)
+            do {
+                try await system.migrate(logger: logger)
+                try await createTester(system)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
         }
     }
 
@@ -142,13 +186,72 @@ extension TestDatabases {
         case .postgres(let location):
             let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
             try await Self.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
-                _ = try await PostgresServiceStore(client: client, counter: .none, logger: Self.logger).provision(service, scripts: scripts)
+                let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger)
+                _ = try await store.provision(service, scripts: scripts)
+                try await Self.allowAnonymousReads(service, store)
             }
         default:
             let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
                                                           counter: .none, logger: Self.logger)
             _ = try await store.provision(service, scripts: scripts)
+            try await Self.allowAnonymousReads(service, store)
             await store.close()
+        }
+    }
+}
+
+extension TestDatabases {
+    /// Extra test services are readable without credentials, like the demo's cardealer (a service
+    /// nobody configured allows nothing anonymously).
+    static func allowAnonymousReads(_ service: String, _ store: any ServiceStore) async throws {
+        let system = SystemDatabase(database: store.system, schema: store.systemSchema)
+        try await system.migrate(logger: logger)
+        try await AuthStore(system: system).setAnonymousAccess(service, .read)
+    }
+}
+
+/// At most a few PostgreSQL-backed servers at once. Every test opens fresh connections to the
+/// shared test cluster; on a 2-core machine, dozens of parallel connects (each a forked backend)
+/// can take longer than the 5 s a request waits for a connection, failing tests that are correct.
+actor PostgresSlots {
+    static let shared = PostgresSlots(limit: 4)
+
+    private let limit: Int
+    private var inUse = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Runs `body` holding a slot when `backend` is PostgreSQL; SQLite tests run freely.
+    static func run<T: Sendable>(_ backend: Backend, _ body: () async throws -> T) async throws -> T {
+        guard backend == .postgres else { return try await body() }
+        await shared.acquire()
+        do {
+            let result = try await body()
+            await shared.release()
+            return result
+        } catch {
+            await shared.release()
+            throw error
+        }
+    }
+
+    private func acquire() async {
+        if inUse < limit {
+            inUse += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func release() {
+        if waiting.isEmpty {
+            inUse -= 1
+        } else {
+            // The slot passes straight to the next waiter.
+            waiting.removeFirst().resume()
         }
     }
 }

@@ -8,7 +8,8 @@ import NIOCore
 import Testing
 
 /// Runs a test against a Strata server on a fresh copy of the demo data, through Hummingbird's
-/// in-process router client.
+/// in-process router client. Requests are signed in as the templates' administrator unless they
+/// carry their own `Authorization` (``AdministratorTestClient``).
 func withServer<T: Sendable>(
     _ backend: Backend,
     demo: Bool = true,
@@ -17,15 +18,17 @@ func withServer<T: Sendable>(
     configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
-    var configuration = try await TestDatabases.shared.configuration(backend, demo: demo, pageSize: pageSize)
-    for service in services {
-        try await TestDatabases.shared.provision(service.name, backend, into: configuration, scripts: service.scripts(backend))
-    }
-    configure(&configuration)
-    let app = try await buildApplication(configuration, logger: TestDatabases.logger)
-    defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-    return try await app.test(.router) { client in
-        try await test(client)
+    try await PostgresSlots.run(backend) {
+        var configuration = try await TestDatabases.shared.configuration(backend, demo: demo, pageSize: pageSize)
+        for service in services {
+            try await TestDatabases.shared.provision(service.name, backend, into: configuration, scripts: service.scripts(backend))
+        }
+        configure(&configuration)
+        let app = try await buildApplication(configuration, logger: TestDatabases.logger)
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        return try await app.test(.router) { client in
+            try await test(AdministratorTestClient(base: client))
+        }
     }
 }
 

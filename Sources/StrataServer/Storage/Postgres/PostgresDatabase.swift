@@ -17,7 +17,7 @@ final class PostgresDatabase: Database {
     /// itself would keep retrying for a minute before giving up on a server that is down.
     let leaseTimeout: Duration
 
-    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger, leaseTimeout: Duration = .seconds(5)) {
+    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger, leaseTimeout: Duration = .seconds(10)) {
         self.client = client
         self.counter = counter
         self.logger = logger

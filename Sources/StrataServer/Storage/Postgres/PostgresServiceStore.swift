@@ -10,9 +10,11 @@ final class PostgresServiceStore: ServiceStore {
     private let database: PostgresDatabase
     private let logger: Logger
 
-    init(client: PostgresClient, counter: StatementCounter, logger: Logger) {
-        self.database = PostgresDatabase(client: client, counter: counter, logger: logger)
-        self.system = database
+    init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10)) {
+        self.database = PostgresDatabase(client: client, counter: counter, logger: logger, leaseTimeout: connectionWait)
+        // Strata's own statements (access checks on every request) are not the services' SQL that
+        // `strata_sql_statements_total` counts, so the system tables use an uncounted view of the pool.
+        self.system = PostgresDatabase(client: client, counter: .none, logger: logger, leaseTimeout: connectionWait)
         self.logger = logger
     }
 

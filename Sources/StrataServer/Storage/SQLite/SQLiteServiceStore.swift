@@ -24,7 +24,8 @@ final class SQLiteServiceStore: ServiceStore {
             throw StorageError.unavailable("cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
         let system = try await SQLiteDatabase.open(
-            path: directory.appendingPathComponent(systemFileName).path, readers: 2, counter: counter, logger: logger)
+            // Not counted: `strata_sql_statements_total` counts the services' SQL, not Strata's own access checks.
+            path: directory.appendingPathComponent(systemFileName).path, readers: 2, counter: .none, logger: logger)
         return SQLiteServiceStore(directory: directory, singleFile: singleFile, system: system, counter: counter, logger: logger)
     }
 

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import StrataServer
+
+/// `strata grant …` and `strata revoke …`: roles of accounts, table rights of roles, anonymous access.
+struct GrantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant",
+        abstract: "Give roles to accounts, rights to roles, or read access to anonymous callers.",
+        discussion: """
+            A caller may act on a table when the service allows anonymous reads (reads only), when \
+            a built-in role it holds allows it (reader: read; editor and admin: read and write), or \
+            when a role it holds was granted the action on that table. A granted right may carry a \
+            row filter in OData $filter syntax, which may use the caller's claims as $claims.<name> \
+            (for example: --filter 'ownerId eq $claims.sub', in single quotes so that the shell \
+            leaves $claims alone); it applies to every read and write of the table, and claims \
+            compare as strings.
+            """,
+        subcommands: [Role.self, Rights.self, Anonymous.self, List.self])
+
+    struct Role: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give an account a role.")
+        @Argument(help: "The account name.") var user: String
+        @Argument(help: "The role: reader, editor, admin or a custom role.") var role: String
+        @Option(help: "Hold the role for this service only (default: every service).") var service: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let assignment = RoleAssignment(role: role, service: service)
+            let added = try await storage.administer { try await $0.grantRole(assignment, to: user) }
+            print(added ? "\(user) now holds \(assignment)." : "\(user) already held \(assignment).")
+        }
+    }
+
+    struct Rights: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Grant a role actions on a table (or every table) of a service.",
+            discussion: "Example: strata grant rights owner --service hockey --table Equipment --actions read,update --filter 'brand eq $claims.sub'")
+        @Argument(help: "The role.") var role: String
+        @Option(help: "The service.") var service: String
+        @Option(help: "The table (entity set); every table when left out.") var table: String?
+        @Option(help: "Comma-separated: read, insert, update, delete, or all.") var actions: String
+        @Option(help: "A row filter in OData $filter syntax; needs --table.") var filter: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let parsed = try Self.actions(actions)
+            try await storage.administer { try await $0.grant(role: role, service: service, table: table, actions: parsed, rowFilter: filter) }
+            print("Granted \(role) \(parsed.map(\.rawValue).joined(separator: ",")) on \(table ?? "every table") of \(service)\(filter.map { " where \($0)" } ?? "").")
+        }
+
+        static func actions(_ text: String) throws -> [TableAction] {
+            if text == "all" { return TableAction.allCases }
+            return try text.split(separator: ",").map { name in
+                guard let action = TableAction(rawValue: name.lowercased()) else {
+                    throw ValidationError("'\(name)' is not an action; use read, insert, update, delete or all")
+                }
+                return action
+            }
+        }
+    }
+
+    struct Anonymous: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let callers without credentials read every table of a service.")
+        @Option(help: "The service.") var service: String
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            try await storage.administer { try await $0.setAnonymousAccess(.read, service: service) }
+            print("Anyone may now read \(service).")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List granted rights and anonymous access.")
+        @Option(help: "Only this service.") var service: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let (grants, access) = try await storage.administer { admin in
+                (try await admin.listGrants(service: service), try await admin.anonymousAccess())
+            }
+            for (name, value) in access.sorted(by: { $0.key < $1.key }) where service == nil || service == name {
+                print("\(name)\tanonymous\t\(value.rawValue)")
+            }
+            for grant in grants {
+                print("\(grant.service)\t\(grant.role)\t\(grant.action.rawValue)\t\(grant.table ?? "*")\(grant.rowFilter.map { "\t\($0)" } ?? "")")
+            }
+        }
+    }
+}
+
+/// `strata revoke role|rights|anonymous`.
+struct RevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Take roles from accounts, rights from roles, or read access from anonymous callers.",
+        subcommands: [Role.self, Rights.self, Anonymous.self])
+
+    struct Role: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take a role from an account.")
+        @Argument(help: "The account name.") var user: String
+        @Argument(help: "The role.") var role: String
+        @Option(help: "The service the role was given for (default: every service).") var service: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let assignment = RoleAssignment(role: role, service: service)
+            let removed = try await storage.administer { try await $0.revokeRole(assignment, from: user) }
+            print(removed ? "\(user) no longer holds \(assignment)." : "\(user) did not hold \(assignment).")
+        }
+    }
+
+    struct Rights: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a role's granted rights on a service (all, or of one table or some actions).")
+        @Argument(help: "The role.") var role: String
+        @Option(help: "The service.") var service: String
+        @Option(help: "Only grants on this table (use * for the every-table grant).") var table: String?
+        @Option(help: "Only these actions, comma-separated.") var actions: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let parsed = try actions.map(GrantCommand.Rights.actions)
+            let removed = try await storage.administer { try await $0.revoke(role: role, service: service, table: table, actions: parsed) }
+            print("Removed \(removed) grant\(removed == 1 ? "" : "s").")
+        }
+    }
+
+    struct Anonymous: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Require credentials for every request to a service.")
+        @Option(help: "The service.") var service: String
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            try await storage.administer { try await $0.setAnonymousAccess(.none, service: service) }
+            print("\(service) now needs credentials.")
+        }
+    }
+}

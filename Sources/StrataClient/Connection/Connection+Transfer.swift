@@ -1,0 +1,148 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Connection {
+    /// Sends one request over URLSession and follows it to the end, emitting its events in order.
+    func perform(_ request: Request, authorization: String?,
+                 progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> Response {
+        let url = try url(for: request.path)
+        let headers = configuration.defaultHeaders.merging(request.headers)
+        let timeout = request.timeout ?? configuration.timeout
+        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method.rawValue
+        for (name, value) in headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
+        if let authorization { urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        urlRequest.httpBody = request.body
+
+        var shownHeaders = headers
+        if let shown = authorization ?? headers["Authorization"] { shownHeaders["Authorization"] = Self.redacted(shown) }
+        let sent = SentRequest(id: nextRequestIdentifier(), method: request.method, url: url, headers: shownHeaders, body: request.body)
+        emit(.willSend(sent))
+        let started = Date()
+
+        let outcome: Result<Response, StrataError>
+        if Task.isCancelled {
+            outcome = .failure(Self.cancelled(sent))
+        } else {
+            let task = session(dataTaskWith: urlRequest)
+            let updates = sessionDelegate.updates(for: task.task)
+            let timer = IdleTimer(timeout: timeout)
+            timer.start { task.task.cancel() }
+            let followed = await withTaskCancellationHandler {
+                task.task.resume()
+                return await follow(updates, of: sent, timer: timer, progress: progress)
+            } onCancel: {
+                task.task.cancel()
+            }
+            timer.stop()
+            if case .failure(let error) = followed, error.kind == .cancelled, timer.didFire {
+                outcome = .failure(StrataError(.timedOut, method: sent.method, url: sent.url,
+                                               message: "The server did not answer within \(Self.seconds(timeout)).",
+                                               underlying: error.underlying))
+            } else {
+                outcome = followed
+            }
+        }
+        let duration = Date().timeIntervalSince(started)
+        switch outcome {
+        case .success(let response):
+            record(Exchange(request: sent, response: response, error: nil, startedAt: started, duration: duration))
+            emit(.didFinish(sent, response))
+            return response
+        case .failure(let error):
+            record(Exchange(request: sent, response: nil, error: error, startedAt: started, duration: duration))
+            emit(.didFail(sent, error))
+            throw error
+        }
+    }
+
+    private nonisolated func session(dataTaskWith request: URLRequest) -> SendableTask {
+        SendableTask(task: urlSession.dataTask(with: request))
+    }
+
+    /// Reads a task's updates until it completes, collecting the body and reporting progress.
+    private func follow(_ updates: AsyncStream<TaskUpdate>, of sent: SentRequest, timer: IdleTimer,
+                        progress: (@Sendable (TransferProgress) -> Void)?) async -> Result<Response, StrataError> {
+        var head: ResponseHead?
+        var body = Data()
+        var uploaded: Int64 = 0
+        for await update in updates {
+            timer.touch()
+            switch update {
+            case .sent(let bytes, let expected):
+                uploaded += bytes
+                report(TransferProgress(direction: .upload, completedBytes: uploaded, expectedBytes: expected > 0 ? expected : nil),
+                       for: sent, to: progress)
+            case .response(let received):
+                head = received
+                if let expected = received.expectedLength, expected > 0 {
+                    // Reserve up to 16 MiB ahead; a larger announced length grows as it arrives.
+                    body.reserveCapacity(Int(min(expected, 16 << 20)))
+                }
+                emit(.didReceiveResponse(sent, received))
+            case .data(let chunk):
+                body.append(chunk)
+                report(TransferProgress(direction: .download, completedBytes: Int64(body.count), expectedBytes: head?.expectedLength),
+                       for: sent, to: progress)
+            case .completed(let error?):
+                return .failure(Self.transportError(error, sent: sent))
+            case .completed(nil):
+                guard let head else {
+                    return .failure(StrataError(.invalidResponse, method: sent.method, url: sent.url,
+                                                message: "The server's answer is not an HTTP response."))
+                }
+                return .success(Response(status: head.status, headers: head.headers, body: body, url: head.url, request: sent))
+            }
+        }
+        // The stream ends without completion only when the waiting task was cancelled.
+        return .failure(Self.cancelled(sent))
+    }
+
+    private func report(_ value: TransferProgress, for sent: SentRequest, to handler: (@Sendable (TransferProgress) -> Void)?) {
+        handler?(value)
+        emit(.progress(sent, value))
+    }
+
+    static func cancelled(_ sent: SentRequest) -> StrataError {
+        StrataError(.cancelled, method: sent.method, url: sent.url, message: "The request was cancelled.", underlying: CancellationError())
+    }
+
+    static func transportError(_ error: any Error, sent: SentRequest) -> StrataError {
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else {
+            return StrataError(.transport, method: sent.method, url: sent.url, message: nsError.localizedDescription, underlying: error)
+        }
+        switch nsError.code {
+        case NSURLErrorCancelled:
+            return cancelled(sent)
+        case NSURLErrorTimedOut:
+            return StrataError(.timedOut, method: sent.method, url: sent.url,
+                               message: "The server did not answer in time.", underlying: error)
+        case NSURLErrorCannotConnectToHost:
+            return StrataError(.transport, method: sent.method, url: sent.url,
+                               message: "Could not connect to \(sent.url.host ?? "the server"); is it running?", underlying: error)
+        default:
+            return StrataError(.transport, method: sent.method, url: sent.url, message: nsError.localizedDescription, underlying: error)
+        }
+    }
+
+    static func seconds(_ interval: TimeInterval) -> String {
+        interval == interval.rounded() ? "\(Int(interval)) seconds" : "\(interval) seconds"
+    }
+
+    /// `Bearer <redacted>`: the scheme stays visible, the credentials do not.
+    static func redacted(_ authorization: String) -> String {
+        let scheme = authorization.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        return scheme.isEmpty ? "<redacted>" : "\(scheme) <redacted>"
+    }
+}
+
+/// A URLSession task handed to the cancellation handler.
+///
+/// `@unchecked Sendable`: URLSessionTask is documented as thread-safe (`resume` and `cancel` may be
+/// called from any thread) but is not annotated `Sendable` in swift-corelibs-foundation.
+struct SendableTask: @unchecked Sendable {
+    let task: URLSessionDataTask
+}

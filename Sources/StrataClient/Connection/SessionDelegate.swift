@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What URLSession reports about one task, in the order it reports it.
+enum TaskUpdate: Sendable {
+    case sent(bytes: Int64, expected: Int64)
+    case response(ResponseHead)
+    case data(Data)
+    case completed((any Error)?)
+}
+
+/// Receives a session's delegate callbacks and hands each task's updates to the stream that
+/// ``Connection`` reads for that task.
+///
+/// The response head is reported with the first body bytes, or at completion when the body is empty,
+/// rather than from `didReceive response:completionHandler:`: that method's completion handler is
+/// `@Sendable` in Apple's SDKs and not in swift-corelibs-foundation, and one signature cannot satisfy both.
+///
+/// `@unchecked Sendable`: URLSession calls the delegate on its serial delegate queue while
+/// ``Connection`` registers tasks from its own executor. Both only touch `streams` and `headSent`
+/// while holding `lock`, and the continuations themselves are Sendable; nothing else is stored.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var streams: [Int: AsyncStream<TaskUpdate>.Continuation] = [:]
+    private var headSent: Set<Int> = []
+
+    /// The updates of `task`, registered before the task is resumed so that none are missed.
+    func updates(for task: URLSessionTask) -> AsyncStream<TaskUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TaskUpdate.self)
+        let id = task.taskIdentifier
+        lock.lock()
+        streams[id] = continuation
+        lock.unlock()
+        return stream
+    }
+
+    private func continuation(for task: URLSessionTask, markingHead: Bool = false) -> (AsyncStream<TaskUpdate>.Continuation?, Bool) {
+        let id = task.taskIdentifier
+        lock.lock()
+        defer { lock.unlock() }
+        let needsHead = markingHead && headSent.insert(id).inserted
+        return (streams[id], needsHead)
+    }
+
+    private func yieldHead(of task: URLSessionTask, to continuation: AsyncStream<TaskUpdate>.Continuation) {
+        guard let http = task.response as? HTTPURLResponse, let url = http.url ?? task.originalRequest?.url else { return }
+        var headers = HTTPHeaders()
+        for (name, value) in http.allHeaderFields {
+            headers.add(name: "\(name)", value: "\(value)")
+        }
+        let expected = http.expectedContentLength
+        continuation.yield(.response(ResponseHead(status: http.statusCode, headers: headers,
+                                                  expectedLength: expected >= 0 ? expected : nil, url: url)))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        // Only bytesSent is trusted: swift-corelibs-foundation reports inconsistent running totals.
+        continuation(for: task).0?.yield(.sent(bytes: bytesSent, expected: totalBytesExpectedToSend))
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let (continuation, needsHead) = continuation(for: dataTask, markingHead: true)
+        guard let continuation else { return }
+        if needsHead { yieldHead(of: dataTask, to: continuation) }
+        continuation.yield(.data(data))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (continuation, needsHead) = continuation(for: task, markingHead: true)
+        let id = task.taskIdentifier
+        lock.lock()
+        streams[id] = nil
+        headSent.remove(id)
+        lock.unlock()
+        guard let continuation else { return }
+        if needsHead, error == nil { yieldHead(of: task, to: continuation) }
+        continuation.yield(.completed(error))
+        continuation.finish()
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import StrataCore
+
+/// One OData service: the root its URLs start from, the connection that carries its requests, and
+/// the protocol version to ask for. Start queries with ``set(_:)``.
+///
+/// ```swift
+/// let service = DataService(url: URL(string: "http://127.0.0.1:8080/cardealer/")!)
+/// let people = try await service.set("Person").orderBy("lastName").top(10).all()
+/// ```
+public struct DataService: Sendable {
+    /// The connection requests go through (its observers and ``Connection/lastExchange`` see them).
+    public let connection: Connection
+    /// The service root relative to the connection's base URL: `cardealer/`, or empty when the base
+    /// URL is the service root.
+    public let rootPath: String
+    /// The highest OData version to accept, sent as `MaxDataServiceVersion`. Version 1 servers and
+    /// clients write collections as bare arrays; responses of both shapes are read either way.
+    public var maxVersion: ODataVersion
+    /// The ETags of entities this service has read and written, shared by copies of the service.
+    public let etags: ETagTracker
+
+    /// A service at `path` below the connection's base URL (`"cardealer"`), or at the base URL itself.
+    public init(connection: Connection, path: String = "", maxVersion: ODataVersion = .v2) {
+        self.connection = connection
+        let trimmed = path.drop { $0 == "/" }
+        self.rootPath = trimmed.isEmpty || trimmed.hasSuffix("/") ? String(trimmed) : trimmed + "/"
+        self.maxVersion = maxVersion
+        self.etags = ETagTracker()
+    }
+
+    /// A service whose root is `url`, with a connection of its own.
+    public init(url: URL, configuration: ConnectionConfiguration = ConnectionConfiguration(), maxVersion: ODataVersion = .v2) {
+        self.init(connection: Connection(baseURL: url, configuration: configuration), maxVersion: maxVersion)
+    }
+
+    /// The service root as an absolute URL.
+    public var rootURL: URL {
+        (try? connection.url(for: rootPath)) ?? connection.baseURL
+    }
+
+    /// A query over the entity set `name`, such as `Person`.
+    public func set(_ name: String) -> ODataQuery {
+        ODataQuery(service: self, path: ResourcePath([PathSegment(name)]))
+    }
+
+    /// A query over any resource path below the service root.
+    public func resource(_ path: ResourcePath, options: QueryOptions = QueryOptions()) -> ODataQuery {
+        ODataQuery(service: self, path: path, options: options)
+    }
+
+    /// The names of the service's entity sets, from its service document.
+    public func entitySets() async throws(StrataError) -> [String] {
+        let response = try await send(Request(.get, rootPath))
+        let content = try ResponseReader.wrapped(response)
+        guard let names = content["EntitySets"]?.arrayValue?.compactMap(\.stringValue) else {
+            throw ResponseReader.invalid(response, "The service document has no EntitySets list")
+        }
+        return names
+    }
+
+    /// The service's `$metadata` document (EDMX, XML) as text.
+    public func metadataDocument() async throws(StrataError) -> String {
+        try await send(Request(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"])).text
+    }
+
+    /// Sends a request with the service's version headers and returns the response when it is a success.
+    ///
+    /// `path` in the request is relative to the connection's base URL; use ``path(_:)`` to build one
+    /// below the service root.
+    ///
+    /// - Throws: ``StrataError`` with the server's OData error for unsuccessful statuses.
+    @discardableResult
+    public func send(_ request: Request, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> Response {
+        var request = request
+        if request.headers["MaxDataServiceVersion"] == nil {
+            request.headers["MaxDataServiceVersion"] = "\(maxVersion.rawValue).0"
+        }
+        if request.body != nil, request.headers["DataServiceVersion"] == nil {
+            request.headers["DataServiceVersion"] = "\(maxVersion.rawValue).0"
+        }
+        return try await connection.send(request, progress: progress).requireSuccess()
+    }
+
+    /// The connection-relative path of a resource below the service root, with a query string.
+    public func path(_ resource: ResourcePath, options: QueryOptions = QueryOptions()) -> String {
+        let query = options.queryString
+        return rootPath + resource.urlText + (query.isEmpty ? "" : "?" + query)
+    }
+}

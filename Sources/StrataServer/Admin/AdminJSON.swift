@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import StrataCore
+
+/// Reading requests and writing answers of the `/admin` API.
+enum AdminJSON {
+    static let maximumBodySize = 512 * 1024
+
+    static func body(_ request: Request) async throws -> JSONObject {
+        let media = request.headers[.contentType]?.split(separator: ";").first.map { $0.lowercased() }
+        guard media == "application/json" else {
+            throw ODataError.unsupportedMediaType("Send /admin requests as application/json.")
+        }
+        let buffer = try await request.body.collect(upTo: maximumBodySize)
+        guard case .object(let object)? = try? JSONValue.parse(Array(buffer: buffer), maximumDepth: 16) else {
+            throw ODataError.badRequest("The body is not a JSON object.")
+        }
+        return object
+    }
+
+    static func string(_ object: JSONObject, _ name: String) throws(ODataError) -> String {
+        guard let value = object[name]?.stringValue, !value.isEmpty else { throw .badRequest("The body needs a string \(name).") }
+        return value
+    }
+
+    static func optionalQuery(_ request: Request, _ name: String) -> String? {
+        for pair in (request.uri.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if PercentEncoding.decode(parts[0], plusAsSpace: true) == name {
+                let value = PercentEncoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true)
+                return value?.isEmpty == false ? value : nil
+            }
+        }
+        return nil
+    }
+
+    static func query(_ request: Request, _ name: String) throws(ODataError) -> String {
+        guard let value = optionalQuery(request, name) else { throw .badRequest("The query needs \(name)=….") }
+        return value
+    }
+
+    /// `editor` (every service) or `reader@hockey` (one service).
+    static func assignment(_ text: String) throws(ODataError) -> RoleAssignment {
+        guard !text.isEmpty else { throw .badRequest("A role is a name, or name@service.") }
+        if let at = text.firstIndex(of: "@") {
+            return RoleAssignment(role: String(text[..<at]), service: String(text[text.index(after: at)...]))
+        }
+        return RoleAssignment(role: text)
+    }
+
+    /// `read,insert`, or `all`.
+    static func actions(_ text: String) throws(ODataError) -> [TableAction] {
+        if text == "all" { return TableAction.allCases }
+        var actions: [TableAction] = []
+        for name in text.split(separator: ",") {
+            guard let action = TableAction(rawValue: name.lowercased()) else {
+                throw .badRequest("'\(name)' is not an action; use read, insert, update, delete or all.")
+            }
+            if !actions.contains(action) { actions.append(action) }
+        }
+        guard !actions.isEmpty else { throw .badRequest("Name at least one action: read, insert, update, delete or all.") }
+        return actions
+    }
+
+    /// `{"claim","match":"any"|"equals"|"suffix","value","role"}`.
+    static func rule(_ value: JSONValue) throws(ODataError) -> ClaimRule {
+        guard case .object(let object) = value else { throw .badRequest("A rule is an object with claim, match, value and role.") }
+        let claim = try string(object, "claim"), role = try string(object, "role")
+        let match = object["match"]?.stringValue ?? "equals"
+        guard let rule = ClaimRule(claim: claim, kind: match, value: object["value"]?.stringValue ?? "", role: role) else {
+            throw .badRequest("A rule's match is any, equals or suffix, not \(match).")
+        }
+        return rule
+    }
+
+    static func respond(_ bytes: [UInt8]) -> Response {
+        ODataResponse.json(bytes, version: nil, extraHeaders: [.cacheControl: "no-store"])
+    }
+
+    static func object(_ entries: [(String, JSONValue)]) -> [UInt8] {
+        var writer = JSONWriter()
+        JSONValue.object(JSONObject(entries.map { (key: $0.0, value: $0.1) })).write(to: &writer)
+        return writer.bytes
+    }
+
+    static func users(_ accounts: [AccountSummary]) -> [UInt8] {
+        object([("users", .array(accounts.map { account in
+            .object(JSONObject([
+                (key: "username", value: .string(account.username)),
+                (key: "created", value: .number(String(Int64(account.createdAt.timeIntervalSince1970)))),
+                (key: "roles", value: .array(account.roles.map { .string($0.description) })),
+            ]))
+        }))])
+    }
+
+    static func grants(_ grants: [TableGrant]) -> [UInt8] {
+        object([("grants", .array(grants.map { grant in
+            .object(JSONObject([
+                (key: "role", value: .string(grant.role)),
+                (key: "service", value: .string(grant.service)),
+                (key: "table", value: grant.table.map(JSONValue.string) ?? .null),
+                (key: "action", value: .string(grant.action.rawValue)),
+                (key: "filter", value: grant.rowFilter.map(JSONValue.string) ?? .null),
+            ]))
+        }))])
+    }
+
+    static func issuers(_ issuers: [TrustedIssuer]) -> [UInt8] {
+        object([("issuers", .array(issuers.map { issuer in
+            .object(JSONObject([
+                (key: "issuer", value: .string(issuer.issuer)),
+                (key: "audience", value: .string(issuer.audience)),
+                (key: "keys", value: .number(String((try? JSONValue.parse(issuer.jwks))?["keys"]?.arrayValue?.count ?? 0))),
+                (key: "rules", value: .array(issuer.rules.map { rule in
+                    let stored = rule.storedMatch
+                    return .object(JSONObject([
+                        (key: "claim", value: .string(rule.claim)), (key: "match", value: .string(stored.kind)),
+                        (key: "value", value: .string(stored.value)), (key: "role", value: .string(rule.role)),
+                    ]))
+                })),
+            ]))
+        }))])
+    }
+}

@@ -1,0 +1,155 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import StrataCore
+
+/// `/admin/…`: the CLI's account, grant and issuer operations over HTTP, for callers holding the
+/// `admin` role for every service. Bodies are JSON; names that are keys of a removal travel as
+/// query parameters, so that issuer URLs need no path escaping.
+///
+/// | route | does |
+/// |---|---|
+/// | `GET /admin/users` | accounts with their roles |
+/// | `POST /admin/users` `{"username","password","roles":["editor","reader@hockey"]}` | creates an account (201) |
+/// | `POST /admin/users/password` `{"username","password"}` | sets a password; the account's sign-ins end |
+/// | `DELETE /admin/users?username=` | removes an account |
+/// | `POST /admin/roles` `{"username","role","service"?}` / `DELETE /admin/roles?username=&role=&service=` | roles of accounts |
+/// | `GET /admin/grants?service=` / `POST /admin/grants` `{"role","service","table"?,"actions":[…],"filter"?}` / `DELETE /admin/grants?role=&service=&table=&actions=` | table rights |
+/// | `GET /admin/access` / `PUT /admin/access` `{"service","anonymous":"read"\|"none"}` | anonymous access |
+/// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
+/// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
+enum AdminRoutes {
+    static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthServices) {
+        let admin = Administration(
+            store: auth.store, hasher: auth.hasher, model: { name in runtime.service(named: name)?.model }, now: auth.settings.now)
+        let group = router.group("admin").add(middleware: AdminOnly())
+
+        group.get("users") { _, context in
+            context.setRoute("admin.users")
+            return AdminJSON.respond(AdminJSON.users(try await admin.listUsers()))
+        }
+        group.post("users") { request, context in
+            context.setRoute("admin.users")
+            let body = try await AdminJSON.body(request)
+            let roles = try (body["roles"]?.arrayValue ?? []).map { value throws(ODataError) in
+                try AdminJSON.assignment(value.stringValue ?? "")
+            }
+            try await admin.addUser(try AdminJSON.string(body, "username"), password: try AdminJSON.string(body, "password"), roles: roles)
+            return Response(status: .created)
+        }
+        group.post("users/password") { request, context in
+            context.setRoute("admin.users")
+            let body = try await AdminJSON.body(request)
+            try await admin.setPassword(try AdminJSON.string(body, "username"), password: try AdminJSON.string(body, "password"))
+            return Response(status: .noContent)
+        }
+        group.delete("users") { request, context in
+            context.setRoute("admin.users")
+            try await admin.removeUser(try AdminJSON.query(request, "username"))
+            return Response(status: .noContent)
+        }
+        group.post("roles") { request, context in
+            context.setRoute("admin.roles")
+            let body = try await AdminJSON.body(request)
+            let assignment = RoleAssignment(role: try AdminJSON.string(body, "role"), service: body["service"]?.stringValue)
+            try await admin.grantRole(assignment, to: try AdminJSON.string(body, "username"))
+            return Response(status: .noContent)
+        }
+        group.delete("roles") { request, context in
+            context.setRoute("admin.roles")
+            let assignment = RoleAssignment(role: try AdminJSON.query(request, "role"), service: AdminJSON.optionalQuery(request, "service"))
+            guard try await admin.revokeRole(assignment, from: try AdminJSON.query(request, "username")) else {
+                throw ODataError.notFound("The account does not hold \(assignment).")
+            }
+            return Response(status: .noContent)
+        }
+        group.get("grants") { request, context in
+            context.setRoute("admin.grants")
+            return AdminJSON.respond(AdminJSON.grants(try await admin.listGrants(service: AdminJSON.optionalQuery(request, "service"))))
+        }
+        group.post("grants") { request, context in
+            context.setRoute("admin.grants")
+            let body = try await AdminJSON.body(request)
+            let actions = try AdminJSON.actions((body["actions"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","))
+            try await admin.grant(role: try AdminJSON.string(body, "role"), service: try AdminJSON.string(body, "service"),
+                                  table: body["table"]?.stringValue, actions: actions, rowFilter: body["filter"]?.stringValue)
+            return Response(status: .noContent)
+        }
+        group.delete("grants") { request, context in
+            context.setRoute("admin.grants")
+            let actions = try AdminJSON.optionalQuery(request, "actions").map { text throws(ODataError) in try AdminJSON.actions(text) }
+            let removed = try await admin.revoke(role: try AdminJSON.query(request, "role"), service: try AdminJSON.query(request, "service"),
+                                                 table: AdminJSON.optionalQuery(request, "table"), actions: actions)
+            return AdminJSON.respond(AdminJSON.object([("removed", .number(String(removed)))]))
+        }
+        group.get("access") { _, context in
+            context.setRoute("admin.access")
+            let access = try await admin.anonymousAccess()
+            return AdminJSON.respond(AdminJSON.object(access.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.rawValue)) }))
+        }
+        group.put("access") { request, context in
+            context.setRoute("admin.access")
+            let body = try await AdminJSON.body(request)
+            guard let access = AnonymousAccess(rawValue: try AdminJSON.string(body, "anonymous")) else {
+                throw ODataError.badRequest("anonymous must be read or none.")
+            }
+            try await admin.setAnonymousAccess(access, service: try AdminJSON.string(body, "service"))
+            return Response(status: .noContent)
+        }
+        group.get("issuers") { _, context in
+            context.setRoute("admin.issuers")
+            return AdminJSON.respond(AdminJSON.issuers(try await admin.listIssuers()))
+        }
+        group.post("issuers") { request, context in
+            context.setRoute("admin.issuers")
+            let body = try await AdminJSON.body(request)
+            let jwks: String
+            switch body["jwks"] {
+            case .string(let text)?: jwks = text
+            case .object(let object)?: jwks = JSONValue.object(object).jsonString
+            default: throw ODataError.badRequest("jwks must be a JWKS document (an object, or its text).")
+            }
+            let rules = try body["rules"]?.arrayValue.map { items throws(ODataError) in try items.map(AdminJSON.rule) }
+            try await admin.putIssuer(issuer: try AdminJSON.string(body, "issuer"), audience: try AdminJSON.string(body, "audience"),
+                                      jwks: jwks, rules: rules)
+            return Response(status: .noContent)
+        }
+        group.delete("issuers") { request, context in
+            context.setRoute("admin.issuers")
+            try await admin.removeIssuer(try AdminJSON.query(request, "issuer"))
+            return Response(status: .noContent)
+        }
+        group.post("issuers/rules") { request, context in
+            context.setRoute("admin.issuers")
+            let body = try await AdminJSON.body(request)
+            try await admin.addRule(try AdminJSON.rule(.object(body)), issuer: try AdminJSON.string(body, "issuer"))
+            return Response(status: .noContent)
+        }
+        group.delete("issuers/rules") { request, context in
+            context.setRoute("admin.issuers")
+            var fields = JSONObject()
+            for name in ["claim", "match", "value", "role"] {
+                if let value = AdminJSON.optionalQuery(request, name) { fields[name] = .string(value) }
+            }
+            guard try await admin.removeRule(try AdminJSON.rule(.object(fields)), issuer: try AdminJSON.query(request, "issuer")) else {
+                throw ODataError.notFound("The issuer has no such rule.")
+            }
+            return Response(status: .noContent)
+        }
+    }
+}
+
+/// Lets through callers holding `admin` for every service: 401 without credentials, 403 without the role.
+struct AdminOnly: RouterMiddleware {
+    typealias Context = StrataRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let principal = context.principal else {
+            throw AuthErrors.unauthenticated("Sign in as an administrator to use /admin.")
+        }
+        guard principal.roles.contains(BuiltInRole.admin.rawValue) else {
+            throw AuthErrors.forbidden("\(principal.subject) does not hold the admin role (for every service).")
+        }
+        return try await next(request, context)
+    }
+}

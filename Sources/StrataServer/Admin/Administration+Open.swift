@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StrataCore
+
+extension Administration {
+    /// Opens the system database of a configuration (`--data`, `--database`) for the duration of
+    /// `body`: what the CLI's `user`, `grant`, `revoke` and `issuer` commands work on.
+    ///
+    /// It may run while a server uses the same data: on SQLite both open the files in WAL mode and
+    /// write one transaction at a time; on PostgreSQL they are ordinary concurrent clients. The
+    /// server reads accounts and grants on every request, so changes apply without a restart.
+    /// The system tables are created (migrated) first if no server has run yet.
+    public static func with<T: Sendable>(
+        _ configuration: StrataConfiguration, logger: Logger,
+        _ body: @Sendable (Administration) async throws -> T
+    ) async throws -> T {
+        let directory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+        switch configuration.database {
+        case nil, .sqliteFile:
+            var single: URL?
+            if case .sqliteFile(let path) = configuration.database { single = URL(fileURLWithPath: path) }
+            let store = try await SQLiteServiceStore.open(directory: directory, singleFile: single, counter: .none, logger: logger)
+            do {
+                let result = try await run(store, configuration, logger, body)
+                await store.close()
+                return result
+            } catch {
+                await store.close()
+                throw error
+            }
+        case .postgres(let location):
+            let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
+                return try await run(store, configuration, logger, body)
+            }
+        }
+    }
+
+    private static func run<T: Sendable>(
+        _ store: any ServiceStore, _ configuration: StrataConfiguration, _ logger: Logger,
+        _ body: @Sendable (Administration) async throws -> T
+    ) async throws -> T {
+        let system = SystemDatabase(database: store.system, schema: store.systemSchema)
+        try await system.migrate(logger: logger)
+        let administration = Administration(
+            store: AuthStore(system: system), hasher: try PasswordHasher(cost: configuration.auth.passwordHashCost),
+            model: { name in try await Self.readModel(name, store: store, system: system, logger: logger) },
+            now: configuration.auth.now)
+        return try await body(administration)
+    }
+
+    /// Reads one service's catalog, as the server does when it starts.
+    private static func readModel(_ name: String, store: any ServiceStore, system: SystemDatabase, logger: Logger) async throws -> ServiceModel? {
+        guard let storage = try await store.discover().first(where: { $0.name == name }) else { return nil }
+        let tables = try await storage.database.read { connection in
+            try await storage.catalogReader.readTables(connection)
+        }
+        let settings = try await system.serviceSettings()[name] ?? ServiceSettings()
+        return ModelBuilder(serviceName: name, namespace: settings.namespace ?? name, logger: logger).build(tables)
+    }
+}
+
+/// The demo's accounts and access rules, created once with the demo services (issue 6): `cardealer`
+/// and `speakeasy` readable by anyone, `hockey` for signed-in readers, and an `editor` account
+/// whose random password is announced once (on standard output, never in the log).
+struct DemoAccounts {
+    static let stateName = "demo.accounts"
+    let store: AuthStore
+    let hasher: PasswordHasher
+    let announce: @Sendable (String) -> Void
+    let now: Date
+
+    func provision() async throws {
+        guard try await store.state(Self.stateName) == nil else { return }
+        let password = RandomSecret.password()
+        let hash = try await hasher.hash(password)
+        let store = self.store
+        let seconds = AuthStore.seconds(now)
+        let created = try await store.database.transaction { connection -> Bool in
+            let accounts = store.q("accounts")
+            for (service, access) in [("cardealer", AnonymousAccess.read), ("speakeasy", .read), ("hockey", .none)] {
+                try await store.setAnonymousAccess(service, access, connection)
+            }
+            let existing = try await connection.query(SQLStatement(
+                "SELECT 1 FROM \(accounts) WHERE \"username\" = \(store.p(1))", binds: [.string("editor")]))
+            if existing.rows.isEmpty {
+                try await connection.execute(SQLStatement(
+                    "INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(store.p(1)), \(store.p(2)), \(store.p(3)))",
+                    binds: [.string("editor"), .string(hash), .int64(seconds)]))
+                try await connection.execute(SQLStatement(
+                    "INSERT INTO \(store.q("account_roles")) (\"username\", \"role\", \"service\") VALUES (\(store.p(1)), \(store.p(2)), \(store.p(3)))",
+                    binds: [.string("editor"), .string(BuiltInRole.editor.rawValue), .string(AuthStore.every)]))
+            }
+            try await store.setState(Self.stateName, String(seconds), connection)
+            return existing.rows.isEmpty
+        }
+        if created {
+            announce("""
+                Demo account created: user "editor", password "\(password)" (role editor).
+                This is the only time the password is shown; change it with `strata user passwd editor --password-stdin`.
+                """)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import StrataCore
+
+/// Everything authentication needs, built once per server: the store, the password hasher, the
+/// token signer, federation, throttling.
+struct AuthServices: Sendable {
+    let store: AuthStore
+    let authenticator: Authenticator
+    let settings: AuthSettings
+    let logger: Logger
+
+    var hasher: PasswordHasher { authenticator.hasher }
+    var tokens: LocalTokens { authenticator.tokens }
+    var now: Date { settings.now() }
+
+    /// Loads (or creates) the signing key in the data directory and prepares the hasher's dummy hash.
+    static func make(settings: AuthSettings, system: SystemDatabase, dataDirectory: String, logger: Logger) async throws -> AuthServices {
+        let key = try SigningKey.loadOrCreate(in: dataDirectory, logger: logger)
+        let store = AuthStore(system: system)
+        let tokens = await LocalTokens(key: key, issuer: settings.tokenIssuer, audience: settings.tokenAudience,
+                                       lifetime: settings.accessTokenLifetime)
+        let authenticator = Authenticator(
+            store: store, hasher: try PasswordHasher(cost: settings.passwordHashCost), tokens: tokens,
+            federation: Federation(store: store), throttle: LoginThrottle(settings: settings),
+            basicMemory: BasicCredentialMemory(lifetime: settings.basicCredentialMemory), settings: settings)
+        return AuthServices(store: store, authenticator: authenticator, settings: settings, logger: logger)
+    }
+
+    /// The body of a successful `/auth/token` answer.
+    struct IssuedTokens: Sendable {
+        var accessToken: String
+        var expiresIn: Int
+        var refreshToken: String?
+
+        var json: [UInt8] {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("access_token")
+            writer.string(accessToken)
+            writer.key("token_type")
+            writer.string("Bearer")
+            writer.key("expires_in")
+            writer.number(expiresIn)
+            if let refreshToken {
+                writer.key("refresh_token")
+                writer.string(refreshToken)
+            }
+            writer.endObject()
+            return writer.bytes
+        }
+    }
+
+    /// Opens a session for a signed-in caller and issues its first access and refresh tokens.
+    /// `externalClaims` keeps an exchanged token's claims so that roles follow the issuer's rules later.
+    func openSession(for principal: Principal, externalClaims: JSONObject? = nil) async throws -> IssuedTokens {
+        let now = self.now
+        let seconds = AuthStore.seconds(now)
+        let session = StoredSession(
+            id: RandomSecret.token(bytes: 18), subject: principal.subject, issuer: principal.issuer,
+            claims: externalClaims.map { JSONValue.object($0).jsonString }, createdAt: seconds,
+            expiresAt: seconds + Int64(settings.sessionLifetime), revokedAt: nil)
+        let refresh = RandomSecret.token(bytes: 32)
+        try await store.createSession(session, refreshHash: RandomSecret.sha256Hex(refresh))
+        let access = try await tokens.sign(subject: principal.subject, roles: principal.roleNames, session: session.id, now: now)
+        return IssuedTokens(accessToken: access, expiresIn: tokens.expiresIn, refreshToken: refresh)
+    }
+
+    /// Rotates a refresh token: the presented one is spent, a new one and a new access token are issued.
+    func refresh(_ token: String) async throws -> IssuedTokens {
+        let now = self.now
+        let replacement = RandomSecret.token(bytes: 32)
+        let outcome = try await store.rotateRefreshToken(
+            hash: RandomSecret.sha256Hex(token), newHash: RandomSecret.sha256Hex(replacement), now: AuthStore.seconds(now))
+        switch outcome {
+        case .unknown, .ended:
+            throw AuthErrors.refusedGrant("The refresh token is not valid; sign in again.")
+        case .reused:
+            logger.notice("A refresh token was used twice; its sign-in has been ended")
+            throw AuthErrors.refusedGrant("The refresh token was used before, so its sign-in has been ended; sign in again.")
+        case .rotated(let session):
+            let principal: Principal
+            do {
+                principal = try await authenticator.principal(for: session)
+            } catch let error as ODataError where error.status == 401 {
+                throw AuthErrors.refusedGrant(error.message)
+            }
+            let access = try await tokens.sign(subject: principal.subject, roles: principal.roleNames, session: session.id, now: now)
+            return IssuedTokens(accessToken: access, expiresIn: tokens.expiresIn, refreshToken: replacement)
+        }
+    }
+
+    /// Exchanges a trusted identity provider's token for Strata tokens carrying the mapped roles.
+    func exchange(_ subjectToken: String) async throws -> IssuedTokens {
+        let verified: Federation.Verified
+        do {
+            let parts = try UnverifiedToken(subjectToken)
+            guard let issuerName = parts.issuer, let issuer = try await authenticator.federation.trusts(issuerName) else {
+                throw AuthErrors.invalidToken("The token's issuer is not trusted by this server.")
+            }
+            verified = try await authenticator.federation.verify(subjectToken, issuer: issuer, now: now)
+        } catch let error as ODataError where error.status == 401 {
+            throw AuthErrors.refusedGrant(error.message)
+        }
+        let principal = Authenticator.externalPrincipal(verified.subject, claims: verified.claims, issuer: verified.issuer, method: .exchanged)
+        return try await openSession(for: principal, externalClaims: verified.claims)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// How Strata signs people in: password hashing, token lifetimes, login throttling, and the clock.
+public struct AuthSettings: Sendable {
+    /// bcrypt's cost (log2 of its rounds), 4…31. Each step doubles the time a password check takes;
+    /// 12 costs a few hundred milliseconds. Tests lower it to stay fast.
+    public var passwordHashCost: Int
+    /// How long an access token is valid (seed 003: 120 minutes).
+    public var accessTokenLifetime: TimeInterval
+    /// How long a sign-in may be kept alive with refresh tokens before the password is needed again.
+    public var sessionLifetime: TimeInterval
+    /// The `iss` of Strata's own tokens.
+    public var tokenIssuer: String
+    /// The `aud` of Strata's own tokens, and the audience they must name to be accepted.
+    public var tokenAudience: String
+    /// Failed logins for one account within ``failureWindow`` before that account's logins answer 429.
+    public var maxFailuresPerAccount: Int
+    /// Failed logins from one client address within ``failureWindow`` before its logins answer 429.
+    public var maxFailuresPerAddress: Int
+    /// The sliding window failures are counted in; a blocked login may retry when its oldest counted failure leaves it.
+    public var failureWindow: TimeInterval
+    /// How long a successful HTTP Basic check is remembered, so that a client sending the same
+    /// credentials on every request does not pay for bcrypt each time. 0 turns the memory off.
+    public var basicCredentialMemory: TimeInterval
+    /// The current time; tests move it to expire tokens and throttling windows.
+    public var now: @Sendable () -> Date
+    /// Where `--demo` prints the generated password of the `editor` account, once. Standard output,
+    /// never the log.
+    public var announce: @Sendable (String) -> Void
+
+    public init(
+        passwordHashCost: Int = 12,
+        accessTokenLifetime: TimeInterval = 120 * 60,
+        sessionLifetime: TimeInterval = 30 * 24 * 3600,
+        tokenIssuer: String = "strata",
+        tokenAudience: String = "strata",
+        maxFailuresPerAccount: Int = 5,
+        maxFailuresPerAddress: Int = 20,
+        failureWindow: TimeInterval = 15 * 60,
+        basicCredentialMemory: TimeInterval = 60,
+        now: @escaping @Sendable () -> Date = { Date() },
+        announce: @escaping @Sendable (String) -> Void = { text in
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        }
+    ) {
+        self.passwordHashCost = passwordHashCost
+        self.accessTokenLifetime = accessTokenLifetime
+        self.sessionLifetime = sessionLifetime
+        self.tokenIssuer = tokenIssuer
+        self.tokenAudience = tokenAudience
+        self.maxFailuresPerAccount = maxFailuresPerAccount
+        self.maxFailuresPerAddress = maxFailuresPerAddress
+        self.failureWindow = failureWindow
+        self.basicCredentialMemory = basicCredentialMemory
+        self.now = now
+        self.announce = announce
+    }
+}

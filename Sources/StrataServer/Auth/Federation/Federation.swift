@@ -1,0 +1,141 @@
+import Foundation
+import JWTKit
+import StrataCore
+
+/// Accepts tokens of trusted identity providers (seed 001's federated sign-in) and maps their
+/// claims to Strata roles through each issuer's rule group.
+///
+/// Issuers are read from the system database on every use, so `strata issuer add|remove` applies
+/// to the next request. Parsed key sets are kept per issuer together with the JWKS text they came
+/// from, and rebuilt when that text changes; they can never be staler than the database.
+struct Federation: Sendable {
+    let store: AuthStore
+    let keySets = IssuerKeySets()
+
+    /// Algorithms accepted from identity providers. Naming them rules out `none`, HMAC with a
+    /// public key as secret, and any other algorithm confusion.
+    static let algorithms: Set<String> = ["RS256", "ES256"]
+    /// Clock skew tolerated for `exp` and `nbf` of external tokens, whose issuers keep their own time.
+    static let leeway: Int64 = 60
+
+    /// A verified external token: its issuer and claims.
+    struct Verified: Sendable {
+        var issuer: TrustedIssuer
+        var claims: JSONObject
+        var subject: String
+    }
+
+    /// Whether some trusted issuer has this `iss`.
+    func trusts(_ issuer: String) async throws -> TrustedIssuer? {
+        try await store.issuers(named: issuer).first
+    }
+
+    /// Checks an external token completely: a trusted issuer, an accepted algorithm, a signature by
+    /// one of the issuer's keys, the issuer's audience, and a current `exp`/`nbf`. Any failure is a 401.
+    func verify(_ token: String, issuer: TrustedIssuer, now: Date) async throws -> Verified {
+        let parts = try UnverifiedToken(token)
+        guard let algorithm = parts.algorithm, Self.algorithms.contains(algorithm) else {
+            throw AuthErrors.invalidToken("Tokens from \(issuer.issuer) must be signed with RS256 or ES256.")
+        }
+        let keys: JWTKeyCollection
+        do {
+            keys = try await keySets.keys(for: issuer)
+        } catch {
+            throw AuthErrors.invalidToken("The signing keys of \(issuer.issuer) cannot be read; ask the administrator to check its JWKS.")
+        }
+        do {
+            _ = try await keys.verify(token, as: SignatureOnly.self)
+        } catch {
+            throw AuthErrors.invalidToken("The token's signature does not verify with the keys of \(issuer.issuer).")
+        }
+        let claims = parts.payload
+        let audiences: [String]
+        switch claims["aud"] {
+        case .string(let single)?: audiences = [single]
+        case .array(let many)?: audiences = many.compactMap(\.stringValue)
+        default: audiences = []
+        }
+        guard audiences.contains(issuer.audience) else {
+            throw AuthErrors.invalidToken("The token is not meant for this server (audience).")
+        }
+        let seconds = AuthStore.seconds(now)
+        guard let expires = Self.numericDate(claims["exp"]) else {
+            throw AuthErrors.invalidToken("The token has no expiry (exp).")
+        }
+        guard seconds < expires + Self.leeway else { throw AuthErrors.invalidToken("The token has expired.") }
+        if let notBefore = Self.numericDate(claims["nbf"]), seconds + Self.leeway < notBefore {
+            throw AuthErrors.invalidToken("The token is not valid yet (nbf).")
+        }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
+            throw AuthErrors.invalidToken("The token names no subject (sub).")
+        }
+        return Verified(issuer: issuer, claims: claims, subject: subject)
+    }
+
+    /// The Strata roles an issuer's rule group gives for these claims. A multi-valued claim (an
+    /// array) matches when any of its values does; numbers and booleans match as their JSON text.
+    static func roles(for claims: JSONObject, rules: [ClaimRule]) -> Set<String> {
+        var roles: Set<String> = []
+        for rule in rules {
+            let values: [String]
+            switch claims[rule.claim] {
+            case nil, .null?: continue
+            case .array(let items)?: values = items.compactMap(Self.text)
+            case let value?: values = Self.text(value).map { [$0] } ?? []
+            }
+            if values.contains(where: rule.matches) { roles.insert(rule.role) }
+        }
+        return roles
+    }
+
+    /// Claims offered to row filters as `$claims.<name>`: those with a single text, number or Boolean value.
+    static func filterClaims(_ claims: JSONObject) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in claims {
+            if let text = text(value) { result[name] = text }
+        }
+        return result
+    }
+
+    /// A JWT NumericDate: a JSON number of seconds, possibly with a fraction (dropped).
+    private static func numericDate(_ value: JSONValue?) -> Int64? {
+        guard case .number(let text)? = value else { return nil }
+        if let whole = Int64(text) { return whole }
+        return Double(text).flatMap { $0.isFinite && abs($0) < 1e15 ? Int64($0) : nil }
+    }
+
+    private static func text(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let s): return s
+        case .bool(let b): return b ? "true" : "false"
+        case .number(let n): return n
+        default: return nil
+        }
+    }
+}
+
+/// Nothing but a signature check: the claims are read from the verified bytes afterwards.
+private struct SignatureOnly: JWTPayload {
+    init(from decoder: any Decoder) throws {}
+    func encode(to encoder: any Encoder) throws {}
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Parsed key sets per issuer, each tagged with the JWKS text it was built from.
+actor IssuerKeySets {
+    private var sets: [String: (jwks: String, keys: JWTKeyCollection)] = [:]
+
+    func keys(for issuer: TrustedIssuer) async throws -> JWTKeyCollection {
+        if let cached = sets[issuer.issuer], cached.jwks == issuer.jwks { return cached.keys }
+        let keys = try await Self.parse(issuer.jwks)
+        sets[issuer.issuer] = (issuer.jwks, keys)
+        return keys
+    }
+
+    /// Builds a key collection from a JWKS document; throws when it holds no usable RSA or EC key.
+    static func parse(_ jwks: String) async throws -> JWTKeyCollection {
+        let keys = JWTKeyCollection()
+        try await keys.add(jwksJSON: jwks)
+        return keys
+    }
+}

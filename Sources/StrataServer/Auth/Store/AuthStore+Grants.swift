@@ -1,0 +1,129 @@
+import StrataCore
+
+extension AuthStore {
+    // MARK: Grants
+
+    /// The grants of any of `roles` for `action` on `table` of `service` (including every-table grants).
+    func grants(service: String, table: String, action: TableAction, roles: Set<String>) async throws -> [TableGrant] {
+        guard !roles.isEmpty else { return [] }
+        let sortedRoles = roles.sorted()
+        let rolePlaceholders = system.placeholders(sortedRoles.count, from: 5)
+        let statement = SQLStatement(
+            """
+            SELECT "role", "service", "table_name", "action", "row_filter" FROM \(q("role_grants"))
+            WHERE "service" = \(p(1)) AND "action" = \(p(2)) AND ("table_name" = \(p(3)) OR "table_name" = \(p(4)))
+              AND "role" IN (\(rolePlaceholders))
+            """,
+            binds: [.string(service), .string(action.rawValue), .string(table), .string(Self.every)] + sortedRoles.map(ODataValue.string))
+        let rows = try await database.read { try await $0.query(statement, types: Self.grantTypes) }
+        return rows.rows.compactMap(Self.grant)
+    }
+
+    /// Whether any of `roles` has any grant in `service`.
+    func hasGrants(service: String, roles: Set<String>) async throws -> Bool {
+        guard !roles.isEmpty else { return false }
+        let sortedRoles = roles.sorted()
+        let statement = SQLStatement(
+            "SELECT 1 FROM \(q("role_grants")) WHERE \"service\" = \(p(1)) AND \"role\" IN (\(system.placeholders(sortedRoles.count, from: 2)))",
+            binds: [.string(service)] + sortedRoles.map(ODataValue.string))
+        return try await !database.read { try await $0.query(statement) }.rows.isEmpty
+    }
+
+    /// Every grant, or those of one service.
+    func listGrants(service: String? = nil) async throws -> [TableGrant] {
+        var sql = "SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(q("role_grants"))"
+        var binds: [ODataValue] = []
+        if let service {
+            sql += " WHERE \"service\" = \(p(1))"
+            binds.append(.string(service))
+        }
+        sql += " ORDER BY \"service\", \"role\", \"table_name\", \"action\""
+        let statement = SQLStatement(sql, binds: binds)
+        let rows = try await database.read { try await $0.query(statement, types: Self.grantTypes) }
+        return rows.rows.compactMap(Self.grant)
+    }
+
+    /// Adds grants, replacing any for the same role, service, table and action (a new filter wins).
+    func putGrants(_ grants: [TableGrant]) async throws {
+        let table = q("role_grants")
+        try await database.transaction { connection in
+            for grant in grants {
+                let key: [ODataValue] = [.string(grant.role), .string(grant.service), .string(grant.table ?? Self.every),
+                                         .string(grant.action.rawValue)]
+                try await connection.execute(SQLStatement(
+                    "DELETE FROM \(table) WHERE \"role\" = \(p(1)) AND \"service\" = \(p(2)) AND \"table_name\" = \(p(3)) AND \"action\" = \(p(4))",
+                    binds: key))
+                try await connection.execute(SQLStatement(
+                    "INSERT INTO \(table) (\"role\", \"service\", \"table_name\", \"action\", \"row_filter\") VALUES (\(system.placeholders(5)))",
+                    binds: key + [grant.rowFilter.map(ODataValue.string) ?? .null]))
+            }
+        }
+    }
+
+    /// Removes a role's grants on a service, narrowed to a table and to actions when given.
+    /// Answers how many were removed.
+    func removeGrants(role: String, service: String, table: String?, actions: [TableAction]?) async throws -> Int {
+        var sql = "DELETE FROM \(q("role_grants")) WHERE \"role\" = \(p(1)) AND \"service\" = \(p(2))"
+        var binds: [ODataValue] = [.string(role), .string(service)]
+        if let table {
+            binds.append(.string(table))
+            sql += " AND \"table_name\" = \(p(binds.count))"
+        }
+        if let actions, !actions.isEmpty {
+            let first = binds.count + 1
+            binds += actions.map { .string($0.rawValue) }
+            sql += " AND \"action\" IN (\(system.placeholders(actions.count, from: first)))"
+        }
+        sql += " RETURNING \"role\""
+        let statement = SQLStatement(sql, binds: binds)
+        let rows = try await database.transaction { try await $0.query(statement) }
+        return rows.rows.count
+    }
+
+    private static let grantTypes: [EDMPrimitiveType?] = [.string, .string, .string, .string, .string]
+
+    private static func grant(_ row: [ODataValue]) -> TableGrant? {
+        guard let role = row[0].stringValue, let service = row[1].stringValue, let table = row[2].stringValue,
+              let action = row[3].stringValue.flatMap(TableAction.init(rawValue:)) else { return nil }
+        return TableGrant(role: role, service: service, table: table == every ? nil : table, action: action,
+                          rowFilter: row[4].stringValue)
+    }
+
+    // MARK: Anonymous access
+
+    func anonymousAccess(_ service: String) async throws -> AnonymousAccess {
+        let rows = try await database.read { connection in
+            try await connection.query(SQLStatement(
+                "SELECT \"anonymous\" FROM \(q("service_access")) WHERE \"service\" = \(p(1))", binds: [.string(service)]),
+                types: [.string])
+        }
+        return rows.rows.first?[0].stringValue.flatMap(AnonymousAccess.init(rawValue:)) ?? .none
+    }
+
+    /// Every service with a stored setting.
+    func listAnonymousAccess() async throws -> [String: AnonymousAccess] {
+        let rows = try await database.read { connection in
+            try await connection.query(SQLStatement("SELECT \"service\", \"anonymous\" FROM \(q("service_access"))"), types: [.string, .string])
+        }
+        var result: [String: AnonymousAccess] = [:]
+        for row in rows.rows {
+            if let service = row[0].stringValue, let access = row[1].stringValue.flatMap(AnonymousAccess.init(rawValue:)) {
+                result[service] = access
+            }
+        }
+        return result
+    }
+
+    func setAnonymousAccess(_ service: String, _ access: AnonymousAccess) async throws {
+        try await database.transaction { connection in
+            try await setAnonymousAccess(service, access, connection)
+        }
+    }
+
+    func setAnonymousAccess(_ service: String, _ access: AnonymousAccess, _ connection: any DatabaseConnection) async throws {
+        let table = q("service_access")
+        try await connection.execute(SQLStatement("DELETE FROM \(table) WHERE \"service\" = \(p(1))", binds: [.string(service)]))
+        try await connection.execute(SQLStatement(
+            "INSERT INTO \(table) (\"service\", \"anonymous\") VALUES (\(p(1)), \(p(2)))", binds: [.string(service), .string(access.rawValue)]))
+    }
+}

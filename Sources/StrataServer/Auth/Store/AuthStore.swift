@@ -1,0 +1,181 @@
+import Foundation
+import StrataCore
+
+/// Reads and writes the account tables of the system database (see `SystemDatabase+Accounts.swift`).
+///
+/// Nothing here is cached: the server asks on every request, so changes made by `strata user …`
+/// in another process (or over `/admin`) apply to the next request. Every value is a bound parameter.
+struct AuthStore: Sendable {
+    let system: SystemDatabase
+
+    var database: any Database { system.database }
+    var dialect: SQLDialect { system.dialect }
+
+    func q(_ table: String) -> String { system.quoted(table) }
+    func p(_ position: Int) -> String { system.p(position) }
+
+    /// `*` in key columns stands for "every service" or "every table".
+    static let every = "*"
+
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+
+    // MARK: Accounts
+
+    struct StoredAccount: Sendable {
+        var username: String
+        var passwordHash: String
+        var createdAt: Int64
+    }
+
+    /// An account with its roles, in one statement (every authenticated request needs both).
+    func accountWithRoles(_ username: String) async throws -> (account: StoredAccount, roles: [RoleAssignment])? {
+        let rows = try await database.read { connection in
+            try await connection.query(SQLStatement(
+                """
+                SELECT a."username", a."password_hash", a."created_at", r."role", r."service"
+                FROM \(q("accounts")) a LEFT JOIN \(q("account_roles")) r ON r."username" = a."username"
+                WHERE a."username" = \(p(1)) ORDER BY r."role", r."service"
+                """, binds: [.string(username)]), types: [.string, .string, .int64, .string, .string])
+        }
+        guard let first = rows.rows.first, let name = first[0].stringValue, let hash = first[1].stringValue else { return nil }
+        let account = StoredAccount(username: name, passwordHash: hash, createdAt: first[2].integerValue ?? 0)
+        return (account, rows.rows.compactMap { Self.assignment(Array($0[3...])) })
+    }
+
+    static func assignment(_ row: [ODataValue]) -> RoleAssignment? {
+        guard let role = row[0].stringValue, let service = row[1].stringValue else { return nil }
+        return RoleAssignment(role: role, service: service == every ? nil : service)
+    }
+
+    /// Creates an account; 409 when the name is taken.
+    func createAccount(_ username: String, passwordHash: String, roles: [RoleAssignment], now: Date) async throws {
+        let accounts = q("accounts"), accountRoles = q("account_roles")
+        let created = try await database.transaction { connection -> Bool in
+            let existing = try await connection.query(SQLStatement(
+                "SELECT 1 FROM \(accounts) WHERE \"username\" = \(p(1))", binds: [.string(username)]))
+            guard existing.rows.isEmpty else { return false }
+            try await connection.execute(SQLStatement(
+                "INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(p(1)), \(p(2)), \(p(3)))",
+                binds: [.string(username), .string(passwordHash), .int64(Self.seconds(now))]))
+            for assignment in Set(roles) {
+                try await connection.execute(SQLStatement(
+                    "INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(p(1)), \(p(2)), \(p(3)))",
+                    binds: [.string(username), .string(assignment.role), .string(assignment.service ?? Self.every)]))
+            }
+            return true
+        }
+        guard created else {
+            throw ODataError(status: 409, code: "Conflict", message: "An account named '\(username)' exists already.")
+        }
+    }
+
+    /// Replaces the password hash and ends every session of the account (its tokens stop working).
+    func setPassword(_ username: String, passwordHash: String, now: Date) async throws {
+        let accounts = q("accounts"), sessions = q("auth_sessions")
+        let found = try await database.transaction { connection -> Bool in
+            let rows = try await connection.query(SQLStatement(
+                "UPDATE \(accounts) SET \"password_hash\" = \(p(1)) WHERE \"username\" = \(p(2)) RETURNING \"username\"",
+                binds: [.string(passwordHash), .string(username)]))
+            guard !rows.rows.isEmpty else { return false }
+            try await connection.execute(SQLStatement(
+                "UPDATE \(sessions) SET \"revoked_at\" = \(p(1)) WHERE \"subject\" = \(p(2)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL",
+                binds: [.int64(Self.seconds(now)), .string(username)]))
+            return true
+        }
+        guard found else { throw Self.noAccount(username) }
+    }
+
+    /// Removes an account with its roles and sessions.
+    func removeAccount(_ username: String) async throws {
+        let accounts = q("accounts"), sessions = q("auth_sessions")
+        let found = try await database.transaction { connection -> Bool in
+            try await connection.execute(SQLStatement(
+                "DELETE FROM \(sessions) WHERE \"subject\" = \(p(1)) AND \"issuer\" IS NULL", binds: [.string(username)]))
+            let rows = try await connection.query(SQLStatement(
+                "DELETE FROM \(accounts) WHERE \"username\" = \(p(1)) RETURNING \"username\"", binds: [.string(username)]))
+            return !rows.rows.isEmpty
+        }
+        guard found else { throw Self.noAccount(username) }
+    }
+
+    func listAccounts() async throws -> [AccountSummary] {
+        let (accounts, roles) = try await database.read { connection in
+            let accounts = try await connection.query(SQLStatement(
+                "SELECT \"username\", \"created_at\" FROM \(q("accounts")) ORDER BY \"username\""), types: [.string, .int64])
+            let roles = try await connection.query(SQLStatement(
+                "SELECT \"username\", \"role\", \"service\" FROM \(q("account_roles")) ORDER BY \"role\", \"service\""),
+                types: [.string, .string, .string])
+            return (accounts, roles)
+        }
+        var byName: [String: [RoleAssignment]] = [:]
+        for row in roles.rows {
+            guard let name = row[0].stringValue, let assignment = Self.assignment(Array(row[1...])) else { continue }
+            byName[name, default: []].append(assignment)
+        }
+        return accounts.rows.compactMap { row in
+            guard let name = row[0].stringValue else { return nil }
+            return AccountSummary(username: name, createdAt: Date(timeIntervalSince1970: Double(row[1].integerValue ?? 0)),
+                                  roles: byName[name] ?? [])
+        }
+    }
+
+    /// Gives an account a role; answers false when it held it already.
+    @discardableResult
+    func addRole(_ username: String, _ assignment: RoleAssignment) async throws -> Bool {
+        let accounts = q("accounts"), accountRoles = q("account_roles")
+        let service = assignment.service ?? Self.every
+        let outcome = try await database.transaction { connection -> Bool? in
+            let account = try await connection.query(SQLStatement(
+                "SELECT 1 FROM \(accounts) WHERE \"username\" = \(p(1))", binds: [.string(username)]))
+            guard !account.rows.isEmpty else { return nil }
+            let held = try await connection.query(SQLStatement(
+                "SELECT 1 FROM \(accountRoles) WHERE \"username\" = \(p(1)) AND \"role\" = \(p(2)) AND \"service\" = \(p(3))",
+                binds: [.string(username), .string(assignment.role), .string(service)]))
+            guard held.rows.isEmpty else { return false }
+            try await connection.execute(SQLStatement(
+                "INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(p(1)), \(p(2)), \(p(3)))",
+                binds: [.string(username), .string(assignment.role), .string(service)]))
+            return true
+        }
+        guard let outcome else { throw Self.noAccount(username) }
+        return outcome
+    }
+
+    /// Takes a role from an account; answers false when it did not hold it.
+    @discardableResult
+    func removeRole(_ username: String, _ assignment: RoleAssignment) async throws -> Bool {
+        let rows = try await database.transaction { connection in
+            try await connection.query(SQLStatement(
+                "DELETE FROM \(q("account_roles")) WHERE \"username\" = \(p(1)) AND \"role\" = \(p(2)) AND \"service\" = \(p(3)) RETURNING \"role\"",
+                binds: [.string(username), .string(assignment.role), .string(assignment.service ?? Self.every)]))
+        }
+        return !rows.rows.isEmpty
+    }
+
+    static func noAccount(_ username: String) -> ODataError {
+        .notFound("There is no account named '\(username)'.")
+    }
+
+    // MARK: One-time steps
+
+    func state(_ name: String) async throws -> String? {
+        let rows = try await database.read { connection in
+            try await connection.query(SQLStatement(
+                "SELECT \"value\" FROM \(q("auth_state")) WHERE \"name\" = \(p(1))", binds: [.string(name)]), types: [.string])
+        }
+        return rows.rows.first?[0].stringValue
+    }
+
+    func setState(_ name: String, _ value: String, _ connection: any DatabaseConnection) async throws {
+        try await connection.execute(SQLStatement("DELETE FROM \(q("auth_state")) WHERE \"name\" = \(p(1))", binds: [.string(name)]))
+        try await connection.execute(SQLStatement(
+            "INSERT INTO \(q("auth_state")) (\"name\", \"value\") VALUES (\(p(1)), \(p(2)))", binds: [.string(name), .string(value)]))
+    }
+}
+
+/// An account as listings show it; never its password hash.
+public struct AccountSummary: Sendable, Hashable {
+    public var username: String
+    public var createdAt: Date
+    public var roles: [RoleAssignment]
+}

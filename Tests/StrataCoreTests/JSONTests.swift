@@ -1,0 +1,86 @@
+import Foundation
+import StrataCore
+import Testing
+
+@Suite("JSON reader and writer")
+struct JSONTests {
+    @Test("Writer escapes what JSON requires and inserts commas itself")
+    func writer() throws {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("text")
+        writer.string("quote \" backslash \\ newline \n tab \t bell \u{7} é 😀")
+        writer.key("list")
+        writer.beginArray()
+        writer.number(1)
+        writer.bool(true)
+        writer.null()
+        writer.endArray()
+        writer.key(prepared: Array(#""prepared":"#.utf8))
+        writer.string("x")
+        writer.endObject()
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text == #"{"text":"quote \" backslash \\ newline \n tab \t bell \u0007 é 😀","list":[1,true,null],"prepared":"x"}"#)
+        #expect(try JSONValue.parse(text)["text"]?.stringValue == "quote \" backslash \\ newline \n tab \t bell \u{7} é 😀")
+    }
+
+    @Test("Parser keeps numbers exact, object order, and reads every escape")
+    func parser() throws {
+        let value = try JSONValue.parse(#"{"b":1,"a":[12345678901234567890, -0.5e-3, "\u00e9\ud83d\ude00\/"],"c":{}}"#)
+        #expect(value.objectValue?.keys == ["b", "a", "c"])
+        #expect(value["a"]?.arrayValue?[0] == .number("12345678901234567890"))
+        #expect(value["a"]?.arrayValue?[1] == .number("-0.5e-3"))
+        #expect(value["a"]?.arrayValue?[2].stringValue == "é😀/")
+    }
+
+    @Test("Malformed documents are refused with the offset, never a crash")
+    func malformed() {
+        let cases = ["", "{", "[1,]", #"{"a" 1}"#, "01", "1.", "-", "\"\u{1}\"", #""\ud800""#, "tru", "[1] 2", #"{"a":1,}"#, "\u{FF}"]
+        for text in cases {
+            #expect(throws: JSONParseError.self, "\(text)") { try JSONValue.parse(Array(text.utf8)) }
+        }
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+    }
+}
+
+@Suite("Values on the wire")
+struct ValueEncodingTests {
+    @Test("Verbose JSON forms of every type, and back")
+    func verboseJSON() throws {
+        let cases: [(ODataValue, String, EDMPrimitiveType)] = [
+            (.int32(1), "1", .int32), (.int64(9_000_000_000), #""9000000000""#, .int64), (.decimal(Decimal(string: "12.50")!), #""12.5""#, .decimal),
+            (.double(1.5), "1.5", .double), (.double(.infinity), #""INF""#, .double), (.boolean(true), "true", .boolean),
+            (.string("a\"b"), #""a\"b""#, .string), (.dateTime(ODataDateTime(millisecondsSince1970: 1_257_008_908_440)), #""\/Date(1257008908440)\/""#, .dateTime),
+            (.time(ODataTime(hour: 13, minute: 20)!), #""PT13H20M""#, .time), (.binary(Data([0x0A, 0x1B])), #""Chs=""#, .binary),
+            (.guid(UUID(uuidString: "AAAAAAAA-0000-0000-0000-000000000001")!), #""aaaaaaaa-0000-0000-0000-000000000001""#, .guid),
+        ]
+        for (value, json, type) in cases {
+            var writer = JSONWriter()
+            ODataJSON.write(value, to: &writer)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == json, "\(value)")
+            #expect(try ODataJSON.decode(JSONValue.parse(json), as: type) == value, "\(json)")
+        }
+        // Clients send dates in either form, and Int64 as numbers too.
+        #expect(try ODataJSON.decode(.string("2009-10-31T17:08:28.44"), as: .dateTime) == .dateTime(ODataDateTime(millisecondsSince1970: 1_257_008_908_440)))
+        #expect(try ODataJSON.decode(.string("/Date(1257008908440+0120)/"), as: .dateTime) == .dateTime(ODataDateTime(millisecondsSince1970: 1_257_008_908_440)))
+        #expect(try ODataJSON.decode(.number("9000000000"), as: .int64) == .int64(9_000_000_000))
+        #expect(throws: ODataLiteralError.self) { try ODataJSON.decode(.number("3000000000"), as: .int32) }
+        #expect(throws: ODataLiteralError.self) { try ODataJSON.decode(.string("yesterday"), as: .dateTime) }
+    }
+
+    @Test("Date-times keep microseconds and format so that text order is time order")
+    func dateTimes() throws {
+        let instant = try #require(ODataDateTime.parse("2010-06-15T12:30:45.123456"))
+        #expect(instant.microsecondsSince1970 == 1_276_605_045_123_456)
+        #expect(instant.formatted(dateTimeSeparator: " ", alwaysFraction: true) == "2010-06-15 12:30:45.123456")
+        #expect(ODataDateTime(millisecondsSince1970: 0).formatted(dateTimeSeparator: " ", alwaysFraction: true) == "1970-01-01 00:00:00.000")
+        #expect(ODataDateTime(microsecondsSince1970: -1).components.year == 1969)
+        #expect(ODataDateTimeOffset.parse("2009-11-01T02:00:00+02:00")?.utc == ODataDateTime.parse("2009-11-01T00:00:00Z"))
+        #expect(ODataDateTime.parse("2009-02-29T00:00") == nil)
+        #expect(ODataDateTime.parse("2009-11-01T25:00") == nil)
+        let ordered = ["1999-12-31T23:59:59.999", "2000-01-01T00:00:00", "2000-01-01T00:00:00.000001", "2000-01-01T00:00:00.5"]
+            .compactMap { ODataDateTime.parse($0)?.formatted(dateTimeSeparator: " ", alwaysFraction: true) }
+        #expect(ordered == ordered.sorted())
+    }
+}
