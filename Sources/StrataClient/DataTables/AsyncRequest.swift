@@ -134,7 +134,7 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         guard shouldStart else { return }
         let operation = self.operation
         let task = Task<Value, any Error> { [weak self] in
-            try await operation { progress in self?.report(progress, on: isolation) }
+            try await operation { [weak self] progress in self?.report(progress, on: isolation) }
         }
         locked { self.task = task }
         Task {

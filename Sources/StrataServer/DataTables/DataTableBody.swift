@@ -1,3 +1,4 @@
+import HTTPTypes
 import StrataCore
 
 /// Checks shared by the data table endpoints that take a body (`$sql`, `$changes`).
