@@ -30,18 +30,18 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
     public typealias Handler<Argument> = @Sendable @isolated(any) (Argument) -> Void
 
     private let lock = NSLock()
-    private let operation: @Sendable (@escaping @Sendable (DataTableProgress) -> Void) async throws(DataTableError) -> Value
+    private let operation: @Sendable (@escaping @Sendable (TransferProgress) -> Void) async throws(StrataError) -> Value
     private var stateValue = State.ready
     private var contextValue: (any Sendable)?
-    private var progressValue: DataTableProgress?
+    private var progressValue: TransferProgress?
     private var completionHandlers: [Handler<Value>] = []
-    private var failureHandlers: [Handler<DataTableError>] = []
-    private var progressHandlers: [Handler<DataTableProgress>] = []
+    private var failureHandlers: [Handler<StrataError>] = []
+    private var progressHandlers: [Handler<TransferProgress>] = []
     private var task: Task<Value, any Error>?
-    private var waiters: [CheckedContinuation<Result<Value, DataTableError>, Never>] = []
-    private var outcome: Result<Value, DataTableError>?
+    private var waiters: [CheckedContinuation<Result<Value, StrataError>, Never>] = []
+    private var outcome: Result<Value, StrataError>?
 
-    init(_ operation: @escaping @Sendable (@escaping @Sendable (DataTableProgress) -> Void) async throws(DataTableError) -> Value) {
+    init(_ operation: @escaping @Sendable (@escaping @Sendable (TransferProgress) -> Void) async throws(StrataError) -> Value) {
         self.operation = operation
     }
 
@@ -60,7 +60,7 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
     public var state: State { locked { stateValue } }
 
     /// The latest progress reported; nil before any bytes arrived.
-    public var progress: DataTableProgress? { locked { progressValue } }
+    public var progress: TransferProgress? { locked { progressValue } }
 
     /// Calls `handler` with the result when the request succeeds.
     @discardableResult
@@ -71,14 +71,14 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
 
     /// Calls `handler` with the error when the request fails or is cancelled.
     @discardableResult
-    public func onFailure(_ handler: @escaping Handler<DataTableError>) -> Self {
+    public func onFailure(_ handler: @escaping Handler<StrataError>) -> Self {
         locked { failureHandlers.append(handler) }
         return self
     }
 
     /// Calls `handler` as the answer arrives.
     @discardableResult
-    public func onProgress(_ handler: @escaping Handler<DataTableProgress>) -> Self {
+    public func onProgress(_ handler: @escaping Handler<TransferProgress>) -> Self {
         locked { progressHandlers.append(handler) }
         return self
     }
@@ -96,7 +96,7 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Cancels the request: the transfer stops and the failure handlers get a
-    /// ``DataTableError/Kind/cancelled`` error. A request cancelled before it starts never runs.
+    /// ``StrataError/Kind/cancelled`` error. A request cancelled before it starts never runs.
     public func cancel() {
         let (task, neverStarted) = locked { () -> (Task<Value, any Error>?, Bool) in
             if stateValue == .ready {
@@ -106,15 +106,15 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
             return (self.task, false)
         }
         task?.cancel()
-        if neverStarted { finish(.failure(DataTableError(.cancelled, "The request was cancelled before it started.")), on: nil) }
+        if neverStarted { finish(.failure(StrataError(.cancelled, message: "The request was cancelled before it started.")), on: nil) }
     }
 
     /// The request's result for `async` code; starts the request in the background if nobody has.
     public var value: Value {
-        get async throws(DataTableError) {
+        get async throws(StrataError) {
             if state == .ready { startInBackground() }
             let result = await withCheckedContinuation { continuation in
-                let ready = locked { () -> Result<Value, DataTableError>? in
+                let ready = locked { () -> Result<Value, StrataError>? in
                     if let outcome { return outcome }
                     waiters.append(continuation)
                     return nil
@@ -138,20 +138,22 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         }
         locked { self.task = task }
         Task {
-            let result: Result<Value, DataTableError>
+            let result: Result<Value, StrataError>
             do {
                 result = .success(try await task.value)
-            } catch let error as DataTableError {
-                result = .failure(task.isCancelled ? DataTableError(.cancelled, "The request was cancelled.") : error)
+            } catch let error as StrataError {
+                result = .failure(task.isCancelled && error.kind != .cancelled
+                    ? StrataError(.cancelled, message: "The request was cancelled.", underlying: error) : error)
             } catch {
-                result = .failure(DataTableError(.cancelled, "The request was cancelled."))
+                // The operation throws only StrataError; anything else can only be the task's cancellation.
+                result = .failure(StrataError(.cancelled, message: "The request was cancelled.", underlying: error))
             }
             self.finish(result, on: isolation)
         }
     }
 
-    private func report(_ progress: DataTableProgress, on isolation: (any Actor)?) {
-        let handlers = locked { () -> [Handler<DataTableProgress>] in
+    private func report(_ progress: TransferProgress, on isolation: (any Actor)?) {
+        let handlers = locked { () -> [Handler<TransferProgress>] in
             progressValue = progress
             return progressHandlers
         }
@@ -159,8 +161,8 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         Task { await Self.deliver(progress, to: handlers, on: isolation) }
     }
 
-    private func finish(_ result: Result<Value, DataTableError>, on isolation: (any Actor)?) {
-        let (waiting, completions, failures) = locked { () -> ([CheckedContinuation<Result<Value, DataTableError>, Never>], [Handler<Value>], [Handler<DataTableError>]) in
+    private func finish(_ result: Result<Value, StrataError>, on isolation: (any Actor)?) {
+        let (waiting, completions, failures) = locked { () -> ([CheckedContinuation<Result<Value, StrataError>, Never>], [Handler<Value>], [Handler<StrataError>]) in
             outcome = result
             switch result {
             case .success: stateValue = .finished
@@ -184,32 +186,5 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         for handler in handlers {
             await handler(argument)
         }
-    }
-}
-
-extension RemoteDataAdapter {
-    /// ``table(_:where:orderBy:select:top:skip:)`` as an unstarted ``AsyncRequest``.
-    public func tableRequest(_ name: String, where filter: String? = nil, orderBy: String? = nil, select: [String] = [],
-                             top: Int? = nil, skip: Int? = nil) -> AsyncRequest<DataTable> {
-        AsyncRequest { progress throws(DataTableError) in
-            try await fetchTable(name, filter: filter, orderBy: orderBy, select: select, top: top, skip: skip, progress: progress)
-        }
-    }
-
-    /// ``tables(_:)`` as an unstarted ``AsyncRequest``.
-    public func tablesRequest(_ names: [String]) -> AsyncRequest<[DataTable]> {
-        AsyncRequest { progress throws(DataTableError) in try await fetchTables(names, progress: progress) }
-    }
-
-    /// ``table(sql:parameters:)`` as an unstarted ``AsyncRequest``.
-    public func tableRequest(sql: String, parameters: [String: ODataValue] = [:]) -> AsyncRequest<DataTable> {
-        AsyncRequest { progress throws(DataTableError) in try await fetchSQL(sql, parameters: parameters, progress: progress) }
-    }
-
-    /// ``applyChanges(_:mode:)-([DataTable])`` as an unstarted ``AsyncRequest`` whose value is the
-    /// tables with the results merged in (the tables passed here are not changed).
-    public func applyChangesRequest(_ tables: [DataTable], mode: DataTableDelta.Mode = .allOrNothing)
-        -> AsyncRequest<(tables: [DataTable], summary: ApplySummary)> {
-        AsyncRequest { progress throws(DataTableError) in try await sendChanges(tables, mode: mode, progress: progress) }
     }
 }

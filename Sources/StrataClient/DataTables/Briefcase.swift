@@ -166,7 +166,7 @@ public struct Briefcase: Sendable {
                                    isNew: item["new"]?.boolValue ?? false)
             row.originalValues = try values(item["original"], schema, at: at + ".original")
             row.isDeleted = item["deleted"]?.boolValue ?? false
-            if let message = item["error"]?.stringValue { row.error = DataTableError(.server, message) }
+            if let message = item["error"]?.stringValue { row.error = DataTableError(.rejected, message) }
             if let conflict = item["conflict"], !conflict.isNull {
                 let server = conflict["server"].flatMap { $0.isNull ? nil : $0 }
                 row.conflict = DataTableConflict(

@@ -63,7 +63,7 @@ extension DataTable {
                     replaced.append((id, fresh))
                 }
             case .failed:
-                _ = try? update(id) { $0.error = DataTableError(.server, result.message ?? "The change failed.") }
+                _ = try? update(id) { $0.error = DataTableError(.rejected, result.message ?? "The change failed.") }
             case .conflict:
                 let mine = Dictionary(uniqueKeysWithValues: zip(fields.map(\.name), row.values))
                 let original = Dictionary(uniqueKeysWithValues: zip(fields.map(\.name), row.originalValues))

@@ -100,7 +100,7 @@ public struct DataTable: Sendable {
     /// - Returns: the new row's id.
     /// - Throws: ``DataTableError`` when a value does not fit its field (as ``DataTableRow/set(_:to:)``).
     @discardableResult
-    public mutating func addRow(_ values: [String: (any DataTableValueConvertible)?] = [:]) throws(DataTableError) -> DataTableRow.ID {
+    public mutating func addRow(_ values: [String: (any ODataValueConvertible)?] = [:]) throws(DataTableError) -> DataTableRow.ID {
         var initial = Array(repeating: ODataValue.null, count: fields.count)
         for (position, field) in fields.enumerated() where field.key && field.serverGenerated && field.type.isIntegral {
             initial[position] = ODataValue.int64(nextTemporaryKey).converted(to: field.type) ?? .null
@@ -191,7 +191,7 @@ public struct DataTable: Sendable {
     }
 
     /// The rows (not deleted) whose field has this value (compared as the field's type).
-    public func filtered(by field: String, equals value: (any DataTableValueConvertible)?) -> [DataTableRow] {
+    public func filtered(by field: String, equals value: (any ODataValueConvertible)?) -> [DataTableRow] {
         guard let position = schema.positions[field] else { return [] }
         let wanted = (try? DataTableRow.checked(value, for: fields[position].relaxed)) ?? nil
         return rows.filter { $0.values[position] == wanted }

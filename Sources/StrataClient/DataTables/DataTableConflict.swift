@@ -48,7 +48,7 @@ extension DataTable {
                 // The row is gone on the server: mine comes back as a new row under a temporary key.
                 let values = row.values
                 remove([id])
-                var fresh: [String: (any DataTableValueConvertible)?] = [:]
+                var fresh: [String: (any ODataValueConvertible)?] = [:]
                 for (field, value) in zip(fields, values) where !field.serverGenerated && !field.readOnly { fresh[field.name] = value }
                 try addRow(fresh)
             }

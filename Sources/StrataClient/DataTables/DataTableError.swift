@@ -1,8 +1,12 @@
 import Foundation
 import StrataCore
 
-/// A failure of the data table layer: a value that does not fit its field, a change the table
-/// cannot make, a server answer it cannot read, or the server refusing a request.
+/// A failure of the data table layer on this side of the network: a value that does not fit its
+/// field, a change the table cannot make, a briefcase that cannot be written or read, or the
+/// server's refusal of one row's change.
+///
+/// Requests that fail as a whole (the server unreachable, a 400 for refused SQL, a 403) throw
+/// ``StrataError`` like every other client request; this type describes single rows and fields.
 public struct DataTableError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public enum Kind: Sendable, Hashable {
@@ -16,37 +20,22 @@ public struct DataTableError: Error, Sendable, Hashable, CustomStringConvertible
         case readOnlyField
         /// The table cannot do this (no key to send changes with, a row that is not in it).
         case invalidOperation
-        /// The request could not be sent or the connection broke.
-        case transport
-        /// The request was cancelled.
-        case cancelled
-        /// The server answered with something that is not a data table document.
-        case invalidResponse
-        /// The server refused the request; ``DataTableError/status`` and ``DataTableError/code`` say how.
-        case server
+        /// The server did not store this row's change; the message is the server's reason.
+        case rejected
         /// A briefcase file could not be written or read.
         case briefcase
     }
 
+    /// What kind of failure this is.
     public var kind: Kind
     /// What went wrong, in words.
     public var message: String
-    /// The HTTP status, when the server answered.
-    public var status: Int?
-    /// The OData error code from the server's answer (`SQLNotAllowed`, `Forbidden`), when there was one.
-    public var code: String?
 
-    public init(_ kind: Kind, _ message: String, status: Int? = nil, code: String? = nil) {
+    /// An error of `kind` with a message that names the field or row concerned.
+    public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
-        self.status = status
-        self.code = code
     }
 
-    public var description: String {
-        var text = ""
-        if let status { text += "\(status) " }
-        if let code { text += "\(code): " }
-        return text + message
-    }
+    public var description: String { message }
 }

@@ -92,17 +92,6 @@ public struct DataTableRow: Sendable, Identifiable {
         self[field]
     }
 
-    /// A field's current value as a Swift type; nil when it is null.
-    /// - Throws: ``DataTableError/Kind/unknownField``, or ``DataTableError/Kind/typeMismatch`` when the value is not a `T`.
-    public func value<T: DataTableValueConvertible>(_ field: String, as type: T.Type = T.self) throws(DataTableError) -> T? {
-        let value = values[try schema.position(of: field)]
-        if value.isNull { return nil }
-        guard let converted = T(dataTableValue: value) else {
-            throw DataTableError(.typeMismatch, "The field \(field) holds \(value.type?.rawValue ?? "null"), which cannot be read as \(T.self).")
-        }
-        return converted
-    }
-
     /// The value the field had when the row was read from the server (or last stored).
     public func originalValue(for field: String) -> ODataValue? {
         schema.positions[field].map { originalValues[$0] }
@@ -126,7 +115,7 @@ public struct DataTableRow: Sendable, Identifiable {
     ///   ``DataTableError/Kind/invalidValue`` (null in a required field, a string longer than the
     ///   field's size), or ``DataTableError/Kind/readOnlyField`` (a read-only or server-generated
     ///   field, a key of a stored row, or a deleted row).
-    public mutating func set(_ field: String, to value: (any DataTableValueConvertible)?) throws(DataTableError) {
+    public mutating func set(_ field: String, to value: (any ODataValueConvertible)?) throws(DataTableError) {
         let position = try schema.position(of: field)
         let definition = schema.fields[position]
         guard !isDeleted else { throw DataTableError(.readOnlyField, "The row is deleted; revert it before changing \(field).") }
@@ -140,13 +129,19 @@ public struct DataTableRow: Sendable, Identifiable {
     }
 
     /// Checks a value against a field definition and converts it to the field's type.
-    static func checked(_ value: (any DataTableValueConvertible)?, for field: DataTableField) throws(DataTableError) -> ODataValue {
-        guard let value, !((value as? ODataValue)?.isNull ?? false) else {
+    ///
+    /// Conversions are OData's lossless ones (``ODataValue/converted(to:)``): an `Int` fits any
+    /// integer field it is in range of, a decimal or floating-point field; a `String` fits only a
+    /// string field; a `Date` a `DateTime` or `DateTimeOffset` field. Anything else is refused, so
+    /// that a value never reaches the server as something other than what the column holds.
+    static func checked(_ value: (any ODataValueConvertible)?, for field: DataTableField) throws(DataTableError) -> ODataValue {
+        let given = value?.odataValue ?? .null
+        guard !given.isNull else {
             if field.required { throw DataTableError(.invalidValue, "The field \(field.name) is required; it cannot be null.") }
             return .null
         }
-        guard let converted = value.dataTableValue(as: field.type) else {
-            throw DataTableError(.typeMismatch, "The field \(field.name) holds \(field.type.rawValue); \(type(of: value)) \(value) does not fit it.")
+        guard let converted = given.converted(to: field.type) else {
+            throw DataTableError(.typeMismatch, "The field \(field.name) holds \(field.type.rawValue); \(given.type?.rawValue ?? "the value") \(given) does not fit it.")
         }
         if let size = field.size {
             switch converted {
