@@ -1,28 +1,31 @@
 import Foundation
+import Hummingbird
+import NIOCore
 @testable import StrataClient
 import StrataCore
 import Testing
 
-/// `AsyncRequest` against a scripted transport: unstarted until started, progress, cancellation,
-/// and handlers delivered on the right actor.
+/// `AsyncRequest` against a scripted server on a loopback socket: unstarted until started,
+/// progress as the body arrives, cancellation, and handlers delivered on the right actor.
 @Suite struct DataTableAsyncRequestTests {
-    /// Answers every request with one table after an optional pause, reporting progress twice.
-    struct ScriptedTransport: DataTableTransport {
-        let table = CompactTable(name: "T", fields: [DataTableField(name: "id", type: .int32, key: true)], rows: [[.int32(1)], [.int32(2)]])
-        let delay: Duration
-        let sent: Counter
+    static let table = CompactTable(name: "T", fields: [DataTableField(name: "id", type: .int32, key: true)], rows: [[.int32(1)], [.int32(2)]])
 
-        func send(_ request: DataTableHTTPRequest, progress: (@Sendable (DataTableProgress) -> Void)?) async throws(DataTableError) -> DataTableHTTPResponse {
-            await sent.increment()
-            let body = table.jsonBytes
-            progress?(DataTableProgress(completedBytes: Int64(body.count / 2), expectedBytes: Int64(body.count)))
-            do {
+    /// Serves `/s/$tables/T`: half the table, a pause of `delay`, the rest; counts the requests.
+    static func withScriptedServer<T: Sendable>(delay: Duration, _ body: @Sendable (RemoteDataAdapter, Counter) async throws -> T) async throws -> T {
+        let counter = Counter()
+        let router = Router()
+        router.get("/s/$tables/T") { _, _ -> Hummingbird.Response in
+            await counter.increment()
+            let bytes = table.jsonBytes
+            return Hummingbird.Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(bytes: bytes.prefix(bytes.count / 2)))
                 try await Task.sleep(for: delay)
-            } catch {
-                throw DataTableError(.cancelled, "cancelled")
-            }
-            progress?(DataTableProgress(completedBytes: Int64(body.count), expectedBytes: Int64(body.count)))
-            return DataTableHTTPResponse(status: 200, body: body)
+                try await writer.write(ByteBuffer(bytes: bytes.dropFirst(bytes.count / 2)))
+                try await writer.finish(nil)
+            })
+        }
+        return try await withRouter(router) { url in
+            try await body(RemoteDataAdapter(connection: Connection(baseURL: url), service: "s"), counter)
         }
     }
 
@@ -39,7 +42,7 @@ import Testing
         func run(_ request: AsyncRequest<DataTable>) async -> [String] {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 request.onProgress { progress in
-                    self.assumeIsolated { $0.seen.append("progress \(progress.fractionCompleted ?? 0)") }
+                    self.assumeIsolated { $0.seen.append("progress \(progress.completedBytes)") }
                 }
                 request.onCompletion { table in
                     self.assumeIsolated { $0.seen.append("done \(table.rows.count)") }
@@ -52,8 +55,7 @@ import Testing
     }
 
     @Test func unstartedUntilStartedThenDeliveredOnTheStartingActor() async throws {
-        let counter = Counter()
-        let adapter = RemoteDataAdapter(service: "s", transport: ScriptedTransport(delay: .milliseconds(20), sent: counter))
+        try await Self.withScriptedServer(delay: .milliseconds(50)) { adapter, counter in
         let request = adapter.tableRequest("T")
         request.context = 42
         try await Task.sleep(for: .milliseconds(30))
@@ -62,15 +64,23 @@ import Testing
         let seen = await Owner().run(request)
         #expect(seen.last == "done 2")
         #expect(await counter.count == 1)
-        #expect(request.state == .finished && request.progress?.fractionCompleted == 1)
+        #expect(seen.contains { $0.hasPrefix("progress") }, "progress is reported as the body arrives: \(seen)")
+        #expect(request.state == .finished && request.progress?.completedBytes == Int64(Self.table.jsonBytes.count))
         #expect(request.context as? Int == 42)
         request.start()
         #expect(try await request.value.rows.count == 2)
         #expect(await counter.count == 1, "a finished request does not run again")
+        }
     }
 
     @Test @MainActor func mainActorHandlers() async throws {
-        let adapter = RemoteDataAdapter(service: "s", transport: ScriptedTransport(delay: .zero, sent: Counter()))
+        let rows: Int = try await Self.withScriptedServer(delay: .zero) { adapter, _ in
+            await Self.mainActorRows(adapter)
+        }
+        #expect(rows == 2)
+    }
+
+    @MainActor static func mainActorRows(_ adapter: RemoteDataAdapter) async -> Int {
         let rows: Int = await withCheckedContinuation { continuation in
             adapter.tableRequest("T")
                 .onCompletion { @MainActor table in
@@ -79,14 +89,13 @@ import Testing
                 }
                 .start()
         }
-        #expect(rows == 2)
+        return rows
     }
 
     @Test func cancelStopsTheTransferAndReportsCancelled() async throws {
-        let counter = Counter()
-        let adapter = RemoteDataAdapter(service: "s", transport: ScriptedTransport(delay: .seconds(30), sent: counter))
+        try await Self.withScriptedServer(delay: .seconds(30)) { adapter, counter in
         let request = adapter.tableRequest("T")
-        let failure: DataTableError = await withCheckedContinuation { continuation in
+        let failure: StrataError = await withCheckedContinuation { continuation in
             request.onFailure { error in continuation.resume(returning: error) }
             request.onCompletion { _ in Issue.record("a cancelled request completed") }
             request.startInBackground()
@@ -102,7 +111,8 @@ import Testing
         never.cancel()
         never.start()
         #expect(never.state == .cancelled)
-        await #expect(throws: DataTableError.self) { try await never.value }
+        await #expect(throws: StrataError.self) { try await never.value }
         #expect(await counter.count == 1, "a request cancelled before it started never sends")
+        }
     }
 }

@@ -10,8 +10,8 @@ import Testing
 struct DataTableClientTests {
     @Test("Fetch by name with every option, several tables, and checked SQL", arguments: Backend.allCases)
     func fetch(_ backend: Backend) async throws {
-        try await withLiveServer(backend) { url in
-            let adapter = RemoteDataAdapter(serverURL: url, service: "cardealer")
+        try await withLiveServer(backend) { connection in
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             let people = try await adapter.table("Person", where: "lastName eq 'Johnson' or lastName eq 'Campbell'",
                                                  orderBy: "lastName desc,firstName", select: ["firstName"], top: 3, skip: 1)
             #expect(people.name == "Person")
@@ -27,22 +27,22 @@ struct DataTableClientTests {
             do {
                 _ = try await adapter.table(sql: "SELECT * FROM Person; DROP TABLE Person")
                 Issue.record("the server accepted two statements")
-            } catch {
-                #expect(error.kind == .server && error.status == 400 && error.code == "SQLNotAllowed", "\(error)")
+            } catch let error as StrataError {
+                #expect(error.kind == .badRequest && error.status == 400 && error.code == "SQLNotAllowed", "\(error)")
             }
             do {
                 _ = try await adapter.table("Nope")
                 Issue.record("a missing table was answered")
             } catch {
-                #expect(error.status == 404)
+                #expect((error as? StrataError)?.status == 404)
             }
         }
     }
 
     @Test("Edits, deletes and master-detail inserts with temporary keys apply and merge back", arguments: Backend.allCases)
     func applyEdits(_ backend: Backend) async throws {
-        try await withLiveServer(backend) { url in
-            let adapter = RemoteDataAdapter(serverURL: url, service: "cardealer")
+        try await withLiveServer(backend) { connection in
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             var people = try await adapter.table("Person", where: "personID le 3")
             var cars = try await adapter.table("Car", where: "carID eq 1")
             var links = try await adapter.table("PersonCar", top: 0)
@@ -80,8 +80,8 @@ struct DataTableClientTests {
 
     @Test("Conflicts expose mine, original and server, and each resolution settles them", arguments: Backend.allCases)
     func conflicts(_ backend: Backend) async throws {
-        try await withLiveServer(backend) { url in
-            let adapter = RemoteDataAdapter(serverURL: url, service: "cardealer")
+        try await withLiveServer(backend) { connection in
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             var mine = try await adapter.table("Person", where: "personID ge 2 and personID le 4")
             var theirs = try await adapter.table("Person", where: "personID ge 2 and personID le 4")
             for row in theirs.rows {
@@ -138,8 +138,8 @@ struct DataTableClientTests {
 
     @Test("All-or-nothing keeps every edit when one change fails; independent stores the rest", arguments: Backend.allCases)
     func modes(_ backend: Backend) async throws {
-        try await withLiveServer(backend) { url in
-            let adapter = RemoteDataAdapter(serverURL: url, service: "cardealer")
+        try await withLiveServer(backend) { connection in
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             var people = try await adapter.table("Person", where: "personID eq 5")
             var links = try await adapter.table("PersonCar", top: 0)
             let scott = try #require(people.rows.first?.id)
@@ -162,8 +162,8 @@ struct DataTableClientTests {
 
     @Test("A briefcase keeps pending changes across a save and load, and they apply afterwards", arguments: Backend.allCases)
     func briefcase(_ backend: Backend) async throws {
-        try await withLiveServer(backend) { url in
-            let adapter = RemoteDataAdapter(serverURL: url, service: "cardealer")
+        try await withLiveServer(backend) { connection in
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             var setup = try await adapter.table("Person", top: 0)
             try setup.addRow(["firstName": "Temp", "lastName": "Temp"])
             try await adapter.applyChanges(&setup)
@@ -218,8 +218,8 @@ struct DataTableClientTests {
 
     @Test("Asynchronous requests: configured before start, handlers on the starting actor, cancel, await", arguments: Backend.allCases)
     func asyncRequests(_ backend: Backend) async throws {
-        try await withLiveServer(backend) { url in
-            let adapter = RemoteDataAdapter(serverURL: url, service: "cardealer")
+        try await withLiveServer(backend) { connection in
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             let request = adapter.tableRequest("Car", orderBy: "make")
             request.context = "Retrieving cars"
             #expect(request.state == .ready)
@@ -237,7 +237,7 @@ struct DataTableClientTests {
                 _ = try await cancelled.value
                 Issue.record("a cancelled request produced a value")
             } catch {
-                #expect(error.kind == .cancelled)
+                #expect((error as? StrataError)?.kind == .cancelled)
             }
             let awaited = try await adapter.tablesRequest(["Person", "Car"]).value
             #expect(awaited.map(\.name) == ["Person", "Car"])

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore
@@ -40,7 +41,7 @@ struct DataTableSQLTests {
             let table = try #require(try CompactTable.decode(Array(joined.body.readableBytesView)).first)
             #expect(table.name == "Query")
             #expect(table.fields.map(\.name) == ["last", "cars", "make"])
-            #expect(table.fields.allSatisfy(\.readOnly))
+            #expect(table.fields.allSatisfy { $0.readOnly })
             #expect(table.field("cars")?.type == .int64)
             #expect(table.rows.count == 5)
             let counts = table.column("cars").compactMap(\.integerValue)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore

@@ -63,17 +63,17 @@ extension DataTable {
                     replaced.append((id, fresh))
                 }
             case .failed:
-                _ = try? update(id) { $0.error = DataTableError(.rejected, result.message ?? "The change failed.") }
+                update(id) { $0.error = DataTableError(.rejected, result.message ?? "The change failed.") }
             case .conflict:
                 let mine = Dictionary(uniqueKeysWithValues: zip(fields.map(\.name), row.values))
                 let original = Dictionary(uniqueKeysWithValues: zip(fields.map(\.name), row.originalValues))
                 let conflict = DataTableConflict(mine: mine, original: original, server: result.serverRow,
                                                  message: result.message ?? "The row changed on the server.")
-                _ = try? update(id) { $0.conflict = conflict; $0.error = nil }
+                update(id) { $0.conflict = conflict; $0.error = nil }
             }
         }
         for (id, fresh) in replaced {
-            _ = try? update(id) { $0 = fresh }
+            update(id) { $0 = fresh }
         }
         remove(removed)
     }

@@ -83,12 +83,13 @@ public struct DataTable: Sendable {
     ///     row.revert("ssn")
     /// }
     /// ```
-    /// - Throws: ``DataTableError/Kind/invalidOperation`` for an id not in the table, or what `body` throws.
+    /// - Returns: what `body` returns; nil when the table has no row with this id (it was cancelled
+    ///   or its delete applied), so a stale id never changes another row.
+    /// - Throws: what `body` throws (``DataTableError`` from ``DataTableRow/set(_:to:)``); the row
+    ///   keeps the values it had before the throwing call.
     @discardableResult
-    public mutating func update<T>(_ id: DataTableRow.ID, _ body: (inout DataTableRow) throws(DataTableError) -> T) throws(DataTableError) -> T {
-        guard let position = positions[id] else {
-            throw DataTableError(.invalidOperation, "The table \(name) has no row with id \(id).")
-        }
+    public mutating func update<T, E: Error>(_ id: DataTableRow.ID, _ body: (inout DataTableRow) throws(E) -> T) throws(E) -> T? {
+        guard let position = positions[id] else { return nil }
         return try body(&storage[position])
     }
 
@@ -121,8 +122,11 @@ public struct DataTable: Sendable {
     }
 
     /// Marks a row for deletion (see ``DataTableRow/delete()``).
+    /// - Throws: ``DataTableError/Kind/invalidOperation`` for an id not in the table.
     public mutating func deleteRow(_ id: DataTableRow.ID) throws(DataTableError) {
-        try update(id) { $0.delete() }
+        guard update(id, { $0.delete() }) != nil else {
+            throw DataTableError(.invalidOperation, "The table \(name) has no row with id \(id).")
+        }
     }
 
     /// Undoes every local change of one row: an added row is removed, any other row gets its

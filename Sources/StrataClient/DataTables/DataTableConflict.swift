@@ -55,7 +55,7 @@ extension DataTable {
             return
         }
         let serverValues = fields.map { server[$0.name] ?? .null }
-        try update(id) { row in
+        update(id) { row in
             switch resolution {
             case .keepMine:
                 break
