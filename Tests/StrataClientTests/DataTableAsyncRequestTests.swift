@@ -93,12 +93,12 @@ import Testing
     }
 
     @Test func cancelStopsTheTransferAndReportsCancelled() async throws {
-        try await Self.withScriptedServer(delay: .seconds(30)) { adapter, counter in
+        try await Self.withScriptedServer(delay: .seconds(3)) { adapter, counter in
         let request = adapter.tableRequest("T")
         let failure: StrataError = await withCheckedContinuation { continuation in
             request.onFailure { error in continuation.resume(returning: error) }
             request.onCompletion { _ in Issue.record("a cancelled request completed") }
-            request.startInBackground()
+            request.start()
             Task {
                 while await counter.count == 0 { try? await Task.sleep(for: .milliseconds(5)) }
                 request.cancel()

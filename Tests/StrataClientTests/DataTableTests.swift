@@ -65,17 +65,17 @@ import Testing
         #expect(table[id]?.changedFields == ["firstName", "lastName"])
         #expect(table[id]?.originalValue(for: "firstName") == .string("Bob"))
         #expect(table[id]?.isChanged("firstName") == true)
-        try table.update(id) { $0.revert("firstName") }
+        table.update(id) { $0.revert("firstName") }
         #expect(table[id]?.firstName == .string("Bob") && table[id]?.isChanged("firstName") == false)
         #expect(table[id]?.state == .modified)
-        try table.update(id) { $0.revert("lastName") }
+        table.update(id) { $0.revert("lastName") }
         #expect(table[id]?.state == .unchanged, "a row whose values are all original again is unchanged")
         try table.update(id) { row in
             try row.set("visits", to: 9)
             row.delete()
         }
         #expect(table[id]?.state == .deleted && table.rows.count == 2)
-        try table.update(id) { $0.revert() }
+        table.update(id) { $0.revert() }
         #expect(table[id]?.state == .unchanged && table[id]?.visits == .int16(3) && table.rows.count == 3)
         // Setting a field back to its original value by hand also makes the row unchanged.
         try table.update(id) { try $0.set("visits", to: 4) }

@@ -12,6 +12,8 @@ struct CompactTableStream: Sendable {
     struct Table: Sendable {
         var name: String
         var fields: [DataTableField]
+        /// Positions, in the rows the reader returns, of the fields' values.
+        var positions: [Int]
         var reader: CollectionReader
         /// `$top`: rows wanted in all; nil for all.
         var top: Int?
@@ -88,7 +90,7 @@ struct CompactTableStream: Sendable {
         if want > 0 {
             let rows = try await table.reader.fetch(limit: want + 1, offset: offset, after: position)
             let used = rows.prefix(want)
-            for row in used { CompactTableWriter.row(row.values, into: &writer) }
+            for row in used { CompactTableWriter.row(table.positions.map { row.values[$0] }, into: &writer) }
             remaining = remaining.map { $0 - used.count }
             offset = 0
             position = used.last?.position ?? position

@@ -61,8 +61,11 @@ struct TablesOperation: Sendable {
         let plan = try await ReadPlanner(call: call).plan(path, bound)
         let reader = CollectionReader(database: call.service.database, query: plan.query, sortKeys: plan.sortKeys,
                                       columnTypes: plan.columns.map(\.type))
-        return CompactTableStream.Table(name: set.name, fields: plan.columns.map { TableFields.field($0, of: type, in: set) },
-                                        reader: reader, top: bound.top, skip: bound.skip ?? 0)
+        // The plan reads whole rows (ETags need them); the table keeps what $select names and the key.
+        let written = Set(plan.shape.writtenProperties).union(plan.shape.keyPositions)
+        let positions = plan.columns.indices.filter(written.contains)
+        return CompactTableStream.Table(name: set.name, fields: positions.map { TableFields.field(plan.columns[$0], of: type, in: set) },
+                                        positions: positions, reader: reader, top: bound.top, skip: bound.skip ?? 0)
     }
 
     /// The `names` option: table names separated by commas, each once.
