@@ -21,6 +21,7 @@ public struct Briefcase: Sendable {
     static let format = "strata-briefcase"
     static let version = 1
 
+    /// A briefcase holding `tables` (a later table of the same name replaces an earlier one) and `properties`.
     public init(tables: [DataTable] = [], properties: [String: String] = [:]) {
         for table in tables { self[table.name] = table }
         self.properties = properties

@@ -150,14 +150,18 @@ public struct DataTable: Sendable {
 
     /// A sort key: a field and a direction.
     public struct SortKey: Sendable, Hashable, ExpressibleByStringLiteral {
+        /// The field to sort by.
         public var field: String
+        /// True for ascending order (nulls first), false for descending (nulls last).
         public var ascending: Bool
 
+        /// A key on `field`, ascending unless told otherwise.
         public init(_ field: String, ascending: Bool = true) {
             self.field = field
             self.ascending = ascending
         }
 
+        /// An ascending key written as the field's name: `sorted(by: "lastName")`.
         public init(stringLiteral field: String) {
             self.init(field)
         }

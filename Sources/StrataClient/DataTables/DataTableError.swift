@@ -37,5 +37,6 @@ public struct DataTableError: Error, Sendable, Hashable, CustomStringConvertible
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -73,6 +73,7 @@ public struct DataTableRow: Sendable, Identifiable {
     /// The fields of the row's table.
     public var fields: [DataTableField] { schema.fields }
 
+    /// What has happened to the row: deleted wins, then added, then modified when any value differs from its original.
     public var state: State {
         if isDeleted { return .deleted }
         if isNew { return .added }

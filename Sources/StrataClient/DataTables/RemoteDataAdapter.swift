@@ -59,8 +59,11 @@ public struct RemoteDataAdapter: Sendable {
     public struct ApplySummary: Sendable, Hashable {
         /// The server's result for each change sent.
         public var response: DataTableChangeResponse
+        /// How many changes were stored.
         public var applied: Int { response.results.filter { $0.status == .applied }.count }
+        /// How many changes failed (refused, or rolled back with an all-or-nothing delta).
         public var failed: Int { response.results.filter { $0.status == .failed }.count }
+        /// How many changes met a row that changed since it was read.
         public var conflicts: Int { response.results.filter { $0.status == .conflict }.count }
         /// True when every change was stored.
         public var succeeded: Bool { applied == response.results.count }

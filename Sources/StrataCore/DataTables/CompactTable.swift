@@ -9,11 +9,14 @@
 /// object alone. Values are in OData verbose JSON form. The server writes rows as they stream
 /// from the database through ``CompactTableWriter``; both sides read documents with ``decode(_:)``.
 public struct CompactTable: Sendable, Hashable {
+    /// The table's name: an entity set, or `Query` for a result of several tables.
     public var name: String
+    /// The field definitions, in column order.
     public var fields: [DataTableField]
     /// Each row holds one value per field, in field order.
     public var rows: [[ODataValue]]
 
+    /// A table; each row must hold one value per field.
     public init(name: String, fields: [DataTableField], rows: [[ODataValue]] = []) {
         self.name = name
         self.fields = fields

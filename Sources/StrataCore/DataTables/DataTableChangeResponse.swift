@@ -8,10 +8,12 @@
 ///  "keys":{"Person":[{"temporary":{"personID":-1},"key":{"personID":1001}}]}}
 /// ```
 public struct DataTableChangeResponse: Sendable, Hashable {
+    /// One result per change, in the order of the delta.
     public var results: [DataTableChangeResult]
     /// Temporary keys replaced by the keys the database chose, by table, in the order of the inserts.
     public var keys: [String: [KeyAssignment]]
 
+    /// A response with these results and key assignments.
     public init(results: [DataTableChangeResult], keys: [String: [KeyAssignment]] = [:]) {
         self.results = results
         self.keys = keys
@@ -19,15 +21,19 @@ public struct DataTableChangeResponse: Sendable, Hashable {
 
     /// A temporary key and the key it became.
     public struct KeyAssignment: Sendable, Hashable {
+        /// The key the client sent, by key field.
         public var temporary: DataTableValues
+        /// The key the database chose, by key field.
         public var key: DataTableValues
 
+        /// A temporary key and the stored key that replaced it.
         public init(temporary: DataTableValues, key: DataTableValues) {
             self.temporary = temporary
             self.key = key
         }
     }
 
+    /// The response as JSON, as the server sends it.
     public var jsonBytes: [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -108,6 +114,7 @@ public struct DataTableChangeResponse: Sendable, Hashable {
 
 /// What became of one change.
 public struct DataTableChangeResult: Sendable, Hashable {
+    /// The outcome of one change.
     public enum Status: String, Sendable, Hashable, CaseIterable {
         /// The change is stored; ``DataTableChangeResult/row`` is the row as stored (nil for a delete).
         case applied
@@ -119,7 +126,9 @@ public struct DataTableChangeResult: Sendable, Hashable {
         case conflict
     }
 
+    /// The id of the change this result answers.
     public var id: String
+    /// Applied, failed or conflict.
     public var status: Status
     /// The row as stored after an applied insert or update: generated keys, defaults and
     /// trigger-set values included.
@@ -129,6 +138,7 @@ public struct DataTableChangeResult: Sendable, Hashable {
     /// Why the change failed or conflicted.
     public var message: String?
 
+    /// A result for the change with this id.
     public init(id: String, status: Status, row: DataTableValues? = nil, serverRow: DataTableValues? = nil, message: String? = nil) {
         self.id = id
         self.status = status
@@ -137,6 +147,7 @@ public struct DataTableChangeResult: Sendable, Hashable {
         self.message = message
     }
 
+    /// Writes the result object.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("id")

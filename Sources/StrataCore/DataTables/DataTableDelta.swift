@@ -22,9 +22,12 @@ public struct DataTableDelta: Sendable, Hashable {
         case independent
     }
 
+    /// All-or-nothing (one transaction) or independent (one transaction per change).
     public var mode: Mode
+    /// The changes, in the order the client made them.
     public var changes: [DataTableChange]
 
+    /// A delta of `changes`, all-or-nothing unless told otherwise.
     public init(mode: Mode = .allOrNothing, changes: [DataTableChange]) {
         self.mode = mode
         self.changes = changes
@@ -80,13 +83,16 @@ public struct DataTableDelta: Sendable, Hashable {
 
 /// One change of a delta: an insert, update or delete of one row.
 public struct DataTableChange: Sendable, Hashable {
+    /// What a change does to its row.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case insert, update, delete
     }
 
     /// The client's name for the change; its result carries the same id.
     public var id: String
+    /// The table (entity set) the row belongs to.
     public var table: String
+    /// Insert, update or delete.
     public var kind: Kind
     /// The row's key fields; for an insert, a temporary (negative) or chosen key, or empty.
     public var key: DataTableValues
@@ -95,6 +101,7 @@ public struct DataTableChange: Sendable, Hashable {
     /// The new values: every field of an insert, the changed fields of an update; empty for a delete.
     public var values: DataTableValues
 
+    /// A change; see the properties for what each part holds.
     public init(id: String, table: String, kind: Kind, key: DataTableValues = [:], original: DataTableValues = [:], values: DataTableValues = [:]) {
         self.id = id
         self.table = table
@@ -104,6 +111,7 @@ public struct DataTableChange: Sendable, Hashable {
         self.values = values
     }
 
+    /// Writes the change object; empty originals and values are left out.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("id")

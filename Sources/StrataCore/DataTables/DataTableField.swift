@@ -21,6 +21,7 @@ public struct DataTableField: Sendable, Hashable {
     /// out or send a temporary negative key in its place.
     public var serverGenerated: Bool
 
+    /// A field definition; the flags default to false.
     public init(name: String, type: EDMPrimitiveType, size: Int? = nil, required: Bool = false, key: Bool = false,
                 readOnly: Bool = false, serverGenerated: Bool = false) {
         self.name = name
@@ -79,12 +80,15 @@ public struct DataTableField: Sendable, Hashable {
 /// A document in the data table formats (tables, deltas, results) that does not have the expected
 /// shape. The server answers it with 400; the client reports it as an invalid response.
 public struct DataTableFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the member concerned.
     public var message: String
 
+    /// An error with this message.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     /// The 400 a server answers for a malformed request document.

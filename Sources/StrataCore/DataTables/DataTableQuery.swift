@@ -11,14 +11,18 @@ import Foundation
 /// numbers with a fraction Decimal, numbers with an exponent Double. A string compared with a date,
 /// time or guid column is read as that type by the checker, so dates travel as ISO 8601 text.
 public struct DataTableQuery: Sendable, Hashable {
+    /// The query text in Strata's client SQL dialect.
     public var sql: String
+    /// The values of the query's `:name` parameters, by name.
     public var parameters: [String: ODataValue]
 
+    /// A query with its parameter values.
     public init(sql: String, parameters: [String: ODataValue] = [:]) {
         self.sql = sql
         self.parameters = parameters
     }
 
+    /// The request body as JSON.
     public var jsonBytes: [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -46,6 +50,7 @@ public struct DataTableQuery: Sendable, Hashable {
         }
     }
 
+    /// Reads a request body; refuses unknown members, a missing `sql` and parameters that are not plain JSON values.
     public init(json bytes: some Collection<UInt8>) throws(DataTableFormatError) {
         let json: JSONValue
         do {
