@@ -8,18 +8,6 @@ import Testing
 /// error, never a 5xx, and no data changes.
 @Suite("Data tables: SQL fuzzing")
 struct DataTableSQLFuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure repeats with its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seeds = [
         "SELECT personID, firstName FROM Person WHERE lastName LIKE 'J%' ORDER BY personID LIMIT 10",
         "SELECT p.lastName, COUNT(*) AS n FROM Person p JOIN PersonCar pc ON pc.personID = p.personID GROUP BY p.lastName HAVING COUNT(*) > 1",
@@ -36,7 +24,7 @@ struct DataTableSQLFuzzTests {
         " ORDER BY 99", " GROUP BY 1", " AS", "*", "%", "||", " CASE", " END", " IS NOT", " ESCAPE '!'",
     ]
 
-    static func mutate(_ sql: String, _ random: inout SplitMix) -> String {
+    static func mutate(_ sql: String, _ random: inout QueryFuzzTests.Random) -> String {
         var scalars = Array(sql.unicodeScalars)
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = Int.random(in: 0...scalars.count, using: &random)
@@ -63,7 +51,7 @@ struct DataTableSQLFuzzTests {
     func fuzz(_ backend: Backend) async throws {
         try await withServer(backend) { client in
             let before = try await client.snapshot(["/cardealer/Person/$count", "/cardealer/Car/$count", "/cardealer/Person(1)"])
-            var random = SplitMix(state: 0x5EED_0008)
+            var random = QueryFuzzTests.Random(state: 0x5EED_0008)
             var statuses: [Int: Int] = [:]
             for round in 0..<300 {
                 let sql = Self.mutate(Self.seeds[round % Self.seeds.count], &random)

@@ -78,10 +78,7 @@ struct ChangesOperation: Sendable {
                         let access = try rights[change.id]!.get()
                         let rewritten = keys.rewrite(change)
                         let row = try await ChangeApplier(service: service, access: access).apply(rewritten, connection: connection)
-                        if let row, let set = service.model.entitySet(named: change.table) {
-                            keys.record(change, type: service.model.entityType(of: set), stored: row)
-                        }
-                        results[change.id] = DataTableChangeResult(id: change.id, status: .applied, row: row)
+                        results[change.id] = Self.applied(change, row: row, keys: &keys, model: service.model)
                     } catch {
                         throw Abort(id: change.id, error: error)
                     }
@@ -119,15 +116,22 @@ struct ChangesOperation: Sendable {
                 let row = try await service.database.transaction { connection in
                     try await ChangeApplier(service: service, access: access).apply(rewritten, connection: connection)
                 }
-                if let row, let set = service.model.entitySet(named: change.table) {
-                    keys.record(change, type: service.model.entityType(of: set), stored: row)
-                }
-                results[change.id] = DataTableChangeResult(id: change.id, status: .applied, row: row)
+                results[change.id] = Self.applied(change, row: row, keys: &keys, model: service.model)
             } catch {
                 results[change.id] = result(for: error, id: change.id)
             }
         }
         return (results, keys)
+    }
+
+    /// The result of a stored change; an insert's new key is recorded, so later changes that use
+    /// its temporary key are rewritten to the stored one.
+    private static func applied(_ change: DataTableChange, row: DataTableValues?, keys: inout TemporaryKeys,
+                                model: ServiceModel) -> DataTableChangeResult {
+        if let row, let set = model.entitySet(named: change.table) {
+            keys.record(change, type: model.entityType(of: set), stored: row)
+        }
+        return DataTableChangeResult(id: change.id, status: .applied, row: row)
     }
 
     private func result(for error: any Error, id: String) -> DataTableChangeResult {

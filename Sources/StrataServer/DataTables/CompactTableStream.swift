@@ -7,7 +7,7 @@ import StrataCore
 ///
 /// The first chunk of the first table is read before the response starts, so a failing query
 /// still answers with an error status; after that, bytes flow as rows arrive.
-struct CompactTableStream: Sendable {
+struct CompactTableStream: ChunkedBody {
     /// One table to write: its definitions and how to read its rows.
     struct Table: Sendable {
         var name: String
@@ -43,16 +43,7 @@ struct CompactTableStream: Sendable {
     static func response(_ stream: CompactTableStream) async throws -> Response {
         var stream = stream
         let first = try await stream.nextBytes() ?? []
-        let remaining = stream
-        let body = ResponseBody { writer in
-            var stream = remaining
-            try await writer.write(ByteBuffer(bytes: first))
-            while let bytes = try await stream.nextBytes() {
-                if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: .ok, headers: [.contentType: ODataResponse.jsonContentType], body: body)
+        return ODataResponse.streamed(first: first, rest: stream, headers: [.contentType: ODataResponse.jsonContentType])
     }
 
     /// The next bytes of the document, or nil when it is complete.
