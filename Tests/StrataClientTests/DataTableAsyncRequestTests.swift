@@ -80,16 +80,34 @@ import Testing
         #expect(rows == 2)
     }
 
-    @MainActor static func mainActorRows(_ adapter: RemoteDataAdapter) async -> Int {
-        let rows: Int = await withCheckedContinuation { continuation in
+    /// UI-style code: handlers written in a `@MainActor` type, without annotations, touch its
+    /// state directly. That compiles only because they inherit the main actor, and they run there.
+    @MainActor final class ViewModel {
+        var rows: [DataTableRow] = []
+        var progressReports = 0
+
+        func load(_ adapter: RemoteDataAdapter, done: @escaping @MainActor () -> Void) {
             adapter.tableRequest("T")
-                .onCompletion { @MainActor table in
+                .onProgress { _ in
                     MainActor.assertIsolated()
-                    continuation.resume(returning: table.rows.count)
+                    self.progressReports += 1
+                }
+                .onCompletion { table in
+                    MainActor.assertIsolated()
+                    self.rows = table.rows
+                    done()
                 }
                 .start()
         }
-        return rows
+    }
+
+    @MainActor static func mainActorRows(_ adapter: RemoteDataAdapter) async -> Int {
+        let model = ViewModel()
+        await withCheckedContinuation { continuation in
+            model.load(adapter) { continuation.resume() }
+        }
+        #expect(model.progressReports > 0)
+        return model.rows.count
     }
 
     @Test func cancelStopsTheTransferAndReportsCancelled() async throws {
