@@ -155,6 +155,24 @@ import Testing
         #expect(merge[ids[1]]?.firstName == .string("Annie") && merge[ids[1]]?.visits == .int16(8))
     }
 
+    @Test func pendingRowsAdoptStoredKeys() throws {
+        var links = DataTable(name: "PersonCar", fields: [
+            DataTableField(name: "personCarID", type: .int32, required: true, key: true, readOnly: true, serverGenerated: true),
+            DataTableField(name: "personID", type: .int32, required: true),
+            DataTableField(name: "carID", type: .int32, required: true),
+        ])
+        let waiting = try links.addRow(["personID": -1, "carID": 5])
+        let other = try links.addRow(["personID": -2, "carID": -1])
+        // An independent apply stored the new Person -1 and Car -1, but not these links.
+        links.merge(DataTableChangeResponse(results: [], keys: [
+            "Person": [.init(temporary: ["personID": .int32(-1)], key: ["personID": .int32(301)])],
+            "Car": [.init(temporary: ["carID": .int32(-1)], key: ["carID": .int32(77)])],
+        ]))
+        #expect(links[waiting]?.personID == .int32(301) && links[waiting]?.carID == .int32(5))
+        #expect(links[other]?.personID == .int32(-2) && links[other]?.carID == .int32(77))
+        #expect(links[waiting]?.personCarID == .int32(-1), "the row's own temporary key is not a reference")
+    }
+
     @Test func briefcaseRoundTrip() throws {
         var table = Self.people()
         let ids = table.rows.map(\.id)

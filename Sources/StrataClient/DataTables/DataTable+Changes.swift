@@ -76,5 +76,24 @@ extension DataTable {
             update(id) { $0 = fresh }
         }
         remove(removed)
+        adoptStoredKeys(response.keys)
+    }
+
+    /// Rows still waiting to be stored that refer to a new row by its temporary key take the key
+    /// the server gave that row, so that sending them again (after an independent apply stored the
+    /// master but not the detail) refers to the stored row. A reference is a field named like the
+    /// new row's single key field (`PersonCar.personID` for `Person.personID`) holding the
+    /// temporary value; the server rewrites references within one delta by the real foreign keys.
+    mutating func adoptStoredKeys(_ keys: [String: [DataTableChangeResponse.KeyAssignment]]) {
+        for assignments in keys.values {
+            for assignment in assignments {
+                guard assignment.temporary.count == 1, let (field, temporary) = assignment.temporary.first,
+                      let stored = assignment.key[field], let position = schema.positions[field] else { continue }
+                for index in storage.indices where storage[index].hasChanges
+                    && storage[index].values[position].integerValue == temporary.integerValue {
+                    storage[index].values[position] = stored.converted(to: fields[position].type) ?? stored
+                }
+            }
+        }
     }
 }
