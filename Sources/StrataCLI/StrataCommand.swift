@@ -11,6 +11,6 @@ struct StrataCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, GetCommand.self, LoginCommand.self, LogoutCommand.self,
-            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self,
+            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, ServiceCommand.self,
         ])
 }

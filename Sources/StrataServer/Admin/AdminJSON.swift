@@ -78,6 +78,34 @@ enum AdminJSON {
         ODataResponse.json(bytes, version: nil, extraHeaders: [.cacheControl: "no-store"])
     }
 
+    /// `"pageSize"`: absent keeps the setting, null returns to the server's default, a number sets it.
+    static func pageSize(_ value: JSONValue?) throws(ODataError) -> PageSizeSetting? {
+        switch value {
+        case nil: return nil
+        case .null?: return .serverDefault
+        case .number(let text)?:
+            guard let rows = Int(text) else { throw .badRequest("pageSize must be a whole number of rows, not \(text.prefix(40)).") }
+            return .rows(rows)
+        default: throw .badRequest("pageSize must be a number of rows, or null for the server's default.")
+        }
+    }
+
+    static func optionalBool(_ object: JSONObject, _ name: String) throws(ODataError) -> Bool? {
+        guard let value = object[name] else { return nil }
+        guard let bool = value.boolValue else { throw .badRequest("\(name) must be true or false.") }
+        return bool
+    }
+
+    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false}}`; a page size of null is the server's.
+    static func services(_ settings: [String: ServiceSettings]) -> [UInt8] {
+        object(settings.sorted { $0.key < $1.key }.map { name, settings in
+            (name, .object(JSONObject([
+                (key: "pageSize", value: settings.pageSize.map { .number(String($0)) } ?? .null),
+                (key: "requireIfMatch", value: .bool(settings.requireIfMatch)),
+            ])))
+        })
+    }
+
     static func object(_ entries: [(String, JSONValue)]) -> [UInt8] {
         var writer = JSONWriter()
         JSONValue.object(JSONObject(entries.map { (key: $0.0, value: $0.1) })).write(to: &writer)

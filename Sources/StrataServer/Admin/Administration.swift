@@ -98,7 +98,7 @@ public struct Administration: Sendable {
         try await store.listAnonymousAccess()
     }
 
-    private func requireModel(_ service: String) async throws -> ServiceModel {
+    func requireModel(_ service: String) async throws -> ServiceModel {
         guard service != AuthStore.every, let model = try await model(service) else {
             throw ODataError.notFound("There is no service named '\(service)'.")
         }
