@@ -58,7 +58,7 @@ struct ServiceCommand: AsyncParsableCommand {
                 } else if let rows = Int(pageSize) {
                     setting = .rows(rows)
                 } else {
-                    throw ValidationError("--page-size is a number of rows or 'default', not \(pageSize)")
+                    throw CommandFailure("--page-size is a number of rows or 'default', not \(pageSize)")
                 }
             }
             let result = try await storage.administer { [name, setting, requireIfMatch] in
