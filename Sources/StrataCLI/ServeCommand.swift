@@ -44,6 +44,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
     var logLevel: String?
 
+    @OptionGroup(title: "Query limits") var limits: QueryLimitOptions
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var configuration = StrataConfiguration()
@@ -60,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard configuration.pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
         configuration.maxBodySize = try maxBodySize ?? environment["STRATA_MAX_BODY_SIZE"].map { try Self.integer($0, "STRATA_MAX_BODY_SIZE") } ?? configuration.maxBodySize
         guard configuration.maxBodySize > 0 else { throw ValidationError("--max-body-size must be at least 1") }
+        try limits.apply(to: &configuration.queryLimits)
         if let level = logLevel ?? environment["STRATA_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
