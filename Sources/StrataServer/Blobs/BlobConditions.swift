@@ -46,8 +46,13 @@ struct BlobConditions: Sendable {
             return
         }
         try checkPreconditions(blob)
-        if let ifNoneMatch, ifNoneMatch.matches(Self.tag(blob)) {
+        switch ifNoneMatch {
+        case .any?:
+            throw .preconditionFailed("If-None-Match: * — the blob '\(name)' exists already; nothing was changed.")
+        case let condition? where condition.matches(Self.tag(blob)):
             throw .preconditionFailed("If-None-Match: the blob '\(name)' exists with that ETag (\(blob.etag)); nothing was changed.")
+        default:
+            break
         }
     }
 
