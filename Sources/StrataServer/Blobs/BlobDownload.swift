@@ -20,8 +20,7 @@ struct BlobDownload {
     static let attempts = 3
 
     func respond() async throws -> Response {
-        let container = try await blobs.requireContainer(self.container)
-        try await blobs.authorizer.authorize(.read, in: container, principal: principal)
+        let container = try await blobs.container(self.container, for: .read, principal: principal)
         let conditions = try BlobConditions(headers)
         for _ in 0..<Self.attempts {
             guard let blob = try await blobs.catalog.blob(container: container.name, name: name) else {

@@ -11,8 +11,7 @@ struct BlobRemoval {
     let principal: Principal?
 
     func respond() async throws -> Response {
-        let container = try await blobs.requireContainer(self.container)
-        try await blobs.authorizer.authorize(.delete, in: container, principal: principal)
+        let container = try await blobs.container(self.container, for: .delete, principal: principal)
         let conditions = try BlobConditions(headers)
         for _ in 0..<BlobUpload.attempts {
             guard let current = try await blobs.catalog.blob(container: container.name, name: name) else {

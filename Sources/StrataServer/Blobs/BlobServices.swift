@@ -38,6 +38,13 @@ extension BlobServices {
         }
         return container
     }
+
+    /// The container of a request once the caller may do `action` in it: 404, 401 or 403 otherwise.
+    func container(_ name: String, for action: BlobAction, principal: Principal?) async throws -> BlobContainer {
+        let container = try await requireContainer(name)
+        try await authorizer.authorize(action, in: container, principal: principal)
+        return container
+    }
 }
 
 extension ODataError {

@@ -20,8 +20,7 @@ struct BlobUpload {
     static let attempts = 8
 
     func respond() async throws -> Response {
-        let container = try await blobs.requireContainer(self.container)
-        try await blobs.authorizer.authorize(.write, in: container, principal: principal)
+        let container = try await blobs.container(self.container, for: .write, principal: principal)
         let limit = blobs.maxBlobSize
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw Self.tooLarge(limit)

@@ -20,8 +20,7 @@ struct ContainerOperations {
     /// `GET /blobs/{container}?prefix=&limit=&marker=`: a page of blobs in name order (bytewise),
     /// with the `nextMarker` that continues it.
     func listBlobs(_ name: String, query: BlobQuery, headRequest: Bool) async throws -> Response {
-        let container = try await blobs.requireContainer(name)
-        try await blobs.authorizer.authorize(.read, in: container, principal: principal)
+        let container = try await blobs.container(name, for: .read, principal: principal)
         let prefix = query["prefix"] ?? ""
         var limit = Self.defaultLimit
         if let text = query["limit"] {
