@@ -51,15 +51,27 @@ enum AdminJSON {
 
     /// `read,insert`, or `all`.
     static func actions(_ text: String) throws(ODataError) -> [TableAction] {
-        if text == "all" { return TableAction.allCases }
-        var actions: [TableAction] = []
+        try actionList(text)
+    }
+
+    /// `read,write`, or `all`: actions on containers.
+    static func blobActions(_ text: String) throws(ODataError) -> [BlobAction] {
+        try actionList(text)
+    }
+
+    /// A comma-separated list of an action type's names, or `all`; duplicates are dropped.
+    static func actionList<Action: RawRepresentable & CaseIterable & Equatable>(_ text: String) throws(ODataError) -> [Action]
+    where Action.RawValue == String {
+        if text == "all" { return Array(Action.allCases) }
+        let names = Action.allCases.map(\.rawValue).joined(separator: ", ")
+        var actions: [Action] = []
         for name in text.split(separator: ",") {
-            guard let action = TableAction(rawValue: name.lowercased()) else {
-                throw .badRequest("'\(name)' is not an action; use read, insert, update, delete or all.")
+            guard let action = Action(rawValue: name.lowercased()) else {
+                throw .badRequest("'\(name)' is not an action; use \(names) or all.")
             }
             if !actions.contains(action) { actions.append(action) }
         }
-        guard !actions.isEmpty else { throw .badRequest("Name at least one action: read, insert, update, delete or all.") }
+        guard !actions.isEmpty else { throw .badRequest("Name at least one action: \(names) or all.") }
         return actions
     }
 

@@ -19,6 +19,7 @@ import StrataCore
 /// | `GET /admin/services` / `PUT /admin/services` `{"service","pageSize"?: n\|null,"requireIfMatch"?}` | service settings, applied at once |
 /// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
 /// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
+/// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
 enum AdminRoutes {
     static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthServices) {
         let admin = Administration(
@@ -140,6 +141,7 @@ enum AdminRoutes {
             try await admin.addRule(try AdminJSON.rule(.object(body)), issuer: try AdminJSON.string(body, "issuer"))
             return Response(status: .noContent)
         }
+        registerContainerGrants(on: group, admin: admin)
         group.delete("issuers/rules") { request, context in
             context.setRoute("admin.issuers")
             var fields = JSONObject()

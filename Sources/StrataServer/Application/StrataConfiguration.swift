@@ -23,6 +23,9 @@ public struct StrataConfiguration: Sendable {
     public var queryLimits: QueryLimits
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
     public var maxBodySize: Int
+    /// The largest blob accepted, in bytes (1 GiB by default); larger uploads get 413. Blobs are
+    /// streamed to disk, so this limits disk use per blob, not memory.
+    public var maxBlobSize: Int64 = 1 << 30
     public var logLevel: Logger.Level
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()
