@@ -95,6 +95,8 @@ let package = Package(
                 // The authentication tests act as an identity provider: they sign RS256/ES256 tokens.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // Blob tests check content against its SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),

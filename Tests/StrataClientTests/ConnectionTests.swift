@@ -74,7 +74,8 @@ struct ConnectionTests {
         } catch let error as StrataError {
             #expect(error.kind == .cancelled)
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Far below the 30 s timeout: the cancellation ended it, not the clock.
+        #expect(ContinuousClock.now - started < .seconds(15))
         #expect(recorder.log == ["willSend 1", "didFail 1 cancelled"])
         #expect(await connection.lastExchange?.error?.kind == .cancelled)
 

@@ -26,6 +26,9 @@ public struct StrataConfiguration: Sendable {
     /// The most rows one `$sql` query may answer; a query that would return more is refused with a
     /// 400 asking for `LIMIT` (its rows are collected before they are written, unlike `$tables`).
     public var sqlRowLimit: Int
+    /// The largest blob accepted, in bytes (1 GiB by default); larger uploads get 413. Blobs are
+    /// streamed to disk, so this limits disk use per blob, not memory.
+    public var maxBlobSize: Int64 = 1 << 30
     public var logLevel: Logger.Level
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()

@@ -38,7 +38,7 @@ struct EntityTag: Sendable, Hashable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    private init(opaque: String) {
+    init(opaque: String) {
         self.opaque = opaque
     }
 
