@@ -58,6 +58,13 @@ struct DataTableGrantTests {
                  {"id":"foreign","table":"Equipment","kind":"insert","key":{"equipmentID":-2},"values":{"category":"Stick","brand":"CCM"}},
                  {"id":"gone","table":"Equipment","kind":"delete","key":{"equipmentID":2}}]}
                 """#
+            // Callers who may write nothing are refused before anything about the delta is read.
+            let anonymous = try await client.send(.post, "/hockey/$changes", headers: [.contentType: "application/json"],
+                                                  body: #"{"changes":[{"id":"1","table":"Secret","kind":"delete","key":{"id":1}}]}"#)
+            #expect(anonymous.status == .unauthorized && anonymous.text.contains("Secret") == false)
+            let reader = try await client.send(.post, "/hockey/$changes", headers: basic(TestAccounts.reader).merging([.contentType: "application/json"]),
+                                               body: #"{"changes":[{"id":"1","table":"Secret","kind":"delete","key":{"id":1}}]}"#)
+            #expect(reader.status == .forbidden && reader.text.contains("Secret") == false, "\(reader.text)")
             let applied = try await client.send(.post, "/hockey/$changes", headers: rep.merging([.contentType: "application/json"]), body: delta)
             #expect(applied.status == .ok, "\(applied.text)")
             let statuses = (applied.json["results"]?.arrayValue ?? []).map { ($0["id"]?.stringValue ?? "", $0["status"]?.stringValue ?? "") }

@@ -19,6 +19,7 @@ struct ChangesOperation: Sendable {
 
     func respond() async throws -> Response {
         try DataTableBody.require(call, body: body, endpoint: "$changes", shape: Self.shape)
+        try await requireSomeWriteRight()
         let model = call.service.model
         let delta: DataTableDelta
         do {
@@ -39,6 +40,24 @@ struct ChangesOperation: Sendable {
         }
         let response = DataTableChangeResponse(results: delta.changes.map { outcome.results[$0.id]! }, keys: outcome.keys.report)
         return ODataResponse.json(response.jsonBytes, version: nil)
+    }
+
+    /// A caller who may not write any table of the service hears so (401 or 403, as the access
+    /// policy answers) before any message about the delta, which would tell them about the schema.
+    /// Each change is still authorized for its own table and kind.
+    private func requireSomeWriteRight() async throws {
+        var refusal: (any Error)?
+        for set in call.service.model.entitySets where set.readOnlyReason == nil {
+            for action in [TableAction.insert, .update, .delete] {
+                do {
+                    _ = try await call.authorize(action, set.name)
+                    return
+                } catch {
+                    refusal = refusal ?? error
+                }
+            }
+        }
+        if let refusal { throw refusal }
     }
 
     /// Asks the access policy for each change's right before any transaction opens.
