@@ -32,8 +32,8 @@ extension Connection {
             outcome = .failure(Self.cancelled(sent))
         } else {
             let task = request.bodyFile.map { session(uploadTaskWith: urlRequest, fromFile: $0) } ?? session(dataTaskWith: urlRequest)
-            let updates = sessionDelegate.updates(for: task.task)
             let timer = IdleTimer(timeout: timeout)
+            let updates = sessionDelegate.updates(for: task.task, onActivity: { timer.touch() })
             timer.start { task.task.cancel() }
             let followed = await withTaskCancellationHandler {
                 task.task.resume()
