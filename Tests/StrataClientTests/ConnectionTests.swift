@@ -98,7 +98,8 @@ struct ConnectionTests {
         } catch {
             #expect(error.kind == .timedOut)
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // The request's 1 s, not the connection's 30 s (with room for a loaded machine).
+        #expect(ContinuousClock.now - started < .seconds(25))
     }
 
     @Test("Download progress counts up to the body's length")
