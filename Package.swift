@@ -84,6 +84,9 @@ let package = Package(
             name: "StrataServerTests",
             dependencies: [
                 "StrataServer",
+                // The data table client tests drive StrataClient against servers on both databases,
+                // which only this target can start (its support provisions PostgreSQL).
+                "StrataClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -92,6 +95,8 @@ let package = Package(
                 // The authentication tests act as an identity provider: they sign RS256/ES256 tokens.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // Blob tests check content against its SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),

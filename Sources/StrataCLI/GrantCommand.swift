@@ -16,7 +16,7 @@ struct GrantCommand: AsyncParsableCommand {
             leaves $claims alone); it applies to every read and write of the table, and claims \
             compare as strings.
             """,
-        subcommands: [Role.self, Rights.self, Anonymous.self, List.self])
+        subcommands: [Role.self, Rights.self, Container.self, Anonymous.self, List.self])
 
     struct Role: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Give an account a role.")
@@ -50,13 +50,40 @@ struct GrantCommand: AsyncParsableCommand {
         }
 
         static func actions(_ text: String) throws -> [TableAction] {
-            if text == "all" { return TableAction.allCases }
-            return try text.split(separator: ",").map { name in
-                guard let action = TableAction(rawValue: name.lowercased()) else {
-                    throw ValidationError("'\(name)' is not an action; use read, insert, update, delete or all")
-                }
-                return action
+            try GrantCommand.actionList(text)
+        }
+    }
+
+    struct Container: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Grant a role actions on a blob container (or every container).",
+            discussion: """
+                Actions: read (list, download), write (upload) and delete. Without a grant, the built-in \
+                roles held for every service decide: reader reads every container, editor and admin also \
+                write and delete. A public-read container may be read by anyone. Example:
+
+                  strata grant container photographer --container speakers --actions read,write
+                """)
+        @Argument(help: "The role.") var role: String
+        @Option(help: "The container; every container when left out.") var container: String?
+        @Option(help: "Comma-separated: read, write, delete, or all.") var actions: String
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let parsed: [BlobAction] = try GrantCommand.actionList(actions)
+            try await storage.administer { try await $0.grantContainer(role: role, container: container, actions: parsed) }
+            print("Granted \(role) \(parsed.map(\.rawValue).joined(separator: ",")) on \(container.map { "the container \($0)" } ?? "every container").")
+        }
+    }
+
+    /// A comma-separated list of an action type's names, or `all`.
+    static func actionList<Action: RawRepresentable & CaseIterable>(_ text: String) throws -> [Action] where Action.RawValue == String {
+        if text == "all" { return Array(Action.allCases) }
+        return try text.split(separator: ",").map { name in
+            guard let action = Action(rawValue: name.lowercased()) else {
+                throw ValidationError("'\(name)' is not an action; use \(Action.allCases.map(\.rawValue).joined(separator: ", ")) or all")
             }
+            return action
         }
     }
 
@@ -77,14 +104,17 @@ struct GrantCommand: AsyncParsableCommand {
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
-            let (grants, access) = try await storage.administer { admin in
-                (try await admin.listGrants(service: service), try await admin.anonymousAccess())
+            let (grants, access, containerGrants) = try await storage.administer { admin in
+                (try await admin.listGrants(service: service), try await admin.anonymousAccess(), try await admin.listContainerGrants())
             }
             for (name, value) in access.sorted(by: { $0.key < $1.key }) where service == nil || service == name {
                 print("\(name)\tanonymous\t\(value.rawValue)")
             }
             for grant in grants {
                 print("\(grant.service)\t\(grant.role)\t\(grant.action.rawValue)\t\(grant.table ?? "*")\(grant.rowFilter.map { "\t\($0)" } ?? "")")
+            }
+            for grant in containerGrants where service == nil {
+                print("/blobs/\(grant.container ?? "*")\t\(grant.role)\t\(grant.action.rawValue)")
             }
         }
     }
@@ -95,7 +125,7 @@ struct RevokeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
         abstract: "Take roles from accounts, rights from roles, or read access from anonymous callers.",
-        subcommands: [Role.self, Rights.self, Anonymous.self])
+        subcommands: [Role.self, Rights.self, Container.self, Anonymous.self])
 
     struct Role: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Take a role from an account.")
@@ -122,6 +152,20 @@ struct RevokeCommand: AsyncParsableCommand {
         func run() async throws {
             let parsed = try actions.map(GrantCommand.Rights.actions)
             let removed = try await storage.administer { try await $0.revoke(role: role, service: service, table: table, actions: parsed) }
+            print("Removed \(removed) grant\(removed == 1 ? "" : "s").")
+        }
+    }
+
+    struct Container: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a role's rights on a blob container (all, or some actions).")
+        @Argument(help: "The role.") var role: String
+        @Option(help: "The container; the every-container grants when left out.") var container: String?
+        @Option(help: "Only these actions, comma-separated.") var actions: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let parsed: [BlobAction]? = try actions.map(GrantCommand.actionList)
+            let removed = try await storage.administer { try await $0.revokeContainer(role: role, container: container, actions: parsed) }
             print("Removed \(removed) grant\(removed == 1 ? "" : "s").")
         }
     }

@@ -13,12 +13,12 @@ struct ServeCommand: AsyncParsableCommand {
             (strata-data/cardealer.sqlite is the service /cardealer/), or a schema of the PostgreSQL \
             database given with --database. Every option can also be set with an environment variable \
             (STRATA_HOST, STRATA_PORT, STRATA_DATA, STRATA_DATABASE, STRATA_PUBLIC_URL, STRATA_PAGE_SIZE, \
-            STRATA_MAX_BODY_SIZE, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
+            STRATA_MAX_BODY_SIZE, STRATA_MAX_BLOB_SIZE, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
             options win over the environment. With --demo, the first start creates the account `editor` \
             and prints its password once on standard output.
             """)
 
-    @Flag(help: "Create the demo services (cardealer, speakeasy, hockey) on first start.")
+    @Flag(help: "Create the demo services (cardealer, speakeasy, hockey) and the speakers blob container on first start.")
     var demo = false
 
     @Option(help: "The address to listen on. (env: STRATA_HOST, default: 127.0.0.1)")
@@ -41,8 +41,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-body-size"), help: "The largest request body accepted, in bytes; larger ones are refused with 413. (env: STRATA_MAX_BODY_SIZE, default: 16777216)")
     var maxBodySize: Int?
 
+    @Option(name: .customLong("max-blob-size"), help: "The largest blob accepted, in bytes; larger uploads are refused with 413. (env: STRATA_MAX_BLOB_SIZE, default: 1073741824)")
+    var maxBlobSize: Int64?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
     var logLevel: String?
+
+    @OptionGroup(title: "Query limits") var limits: QueryLimitOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -60,6 +65,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard configuration.pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
         configuration.maxBodySize = try maxBodySize ?? environment["STRATA_MAX_BODY_SIZE"].map { try Self.integer($0, "STRATA_MAX_BODY_SIZE") } ?? configuration.maxBodySize
         guard configuration.maxBodySize > 0 else { throw ValidationError("--max-body-size must be at least 1") }
+        try limits.apply(to: &configuration.queryLimits)
+        if let size = try maxBlobSize ?? environment["STRATA_MAX_BLOB_SIZE"].map({ Int64(try Self.integer($0, "STRATA_MAX_BLOB_SIZE")) }) {
+            guard size >= 0 else { throw ValidationError("--max-blob-size must not be negative") }
+            configuration.maxBlobSize = size
+        }
         if let level = logLevel ?? environment["STRATA_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")

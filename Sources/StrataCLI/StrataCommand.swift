@@ -10,7 +10,8 @@ struct StrataCommand: AsyncParsableCommand {
             and serves them on http://127.0.0.1:8080.
             """,
         subcommands: [
-            ServeCommand.self, GetCommand.self, LoginCommand.self, LogoutCommand.self,
-            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, DemoDataCommand.self,
+            ServeCommand.self, GetCommand.self, BlobCommand.self, LoginCommand.self, LogoutCommand.self,
+            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, ServiceCommand.self,
+            DemoDataCommand.self,
         ])
 }

@@ -110,7 +110,7 @@ struct ReadTests {
         #expect(maintenance.description == "Oil change")
         #expect(maintenance.price == Decimal(string: "29.99"))
         #expect(maintenance.createStamp == ODataDateTime.parse("2009-10-31T16:41:28.889"))
-        let equipment = try await server.service("hockey").set("Equipment").top(2).all(as: Equipment.self)
+        let equipment = try await server.signedInService("hockey").set("Equipment").top(2).all(as: Equipment.self)
         #expect(equipment.map(\.equipmentID) == [1, 2])
         #expect(equipment[0].playerID == 591)
         #expect(equipment[1].playerID == nil)

@@ -40,8 +40,9 @@ struct TransferTests {
         let router = Router()
         router.get("/trickle") { _, _ -> Hummingbird.Response in
             Hummingbird.Response(status: .ok, body: ResponseBody { writer in
-                for index in 0..<6 {
-                    try await Task.sleep(for: .milliseconds(250))
+                // Gaps far below the timeout, so a loaded machine cannot stretch one past it.
+                for index in 0..<24 {
+                    try await Task.sleep(for: .milliseconds(500))
                     try await writer.write(ByteBuffer(string: "chunk \(index)\n"))
                 }
                 try await writer.finish(nil)
@@ -50,16 +51,16 @@ struct TransferTests {
         router.get("/stall") { _, _ -> Hummingbird.Response in
             Hummingbird.Response(status: .ok, body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: "first\n"))
-                try await Task.sleep(for: .milliseconds(1500))
+                try await Task.sleep(for: .seconds(14))
                 try await writer.finish(nil)
             })
         }
         try await withRouter(router) { url in
-            let connection = Connection(baseURL: url, configuration: ConnectionConfiguration(timeout: 1))
+            let connection = Connection(baseURL: url, configuration: ConnectionConfiguration(timeout: 10))
             let started = ContinuousClock.now
             let response = try await connection.send(StrataClient.Request(.get, "trickle"))
-            #expect(response.text.split(separator: "\n").count == 6)
-            #expect(ContinuousClock.now - started > .seconds(1.4), "longer than the timeout in total")
+            #expect(response.text.split(separator: "\n").count == 24)
+            #expect(ContinuousClock.now - started > .seconds(11), "longer than the timeout in total")
             do {
                 _ = try await connection.send(StrataClient.Request(.get, "stall"))
                 Issue.record("a stalled response finished")

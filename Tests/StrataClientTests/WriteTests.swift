@@ -16,7 +16,7 @@ struct WriteTests {
     @Test("create returns the stored entity, with its generated key and defaults, as a GET would")
     func create() async throws {
         try await withFreshServer { server in
-            let service = server.service("cardealer")
+            let service = try await server.signedInService("cardealer")
             let created = try await service.set("Person").create(NewPerson(firstName: "Ann", lastName: "Lee", ssn: "123-45-6789"))
             let id = try created.value("personID", as: Int.self)
             #expect(id > 0)
@@ -36,7 +36,7 @@ struct WriteTests {
     @Test("update changes only what it sends, replace resets the rest, delete removes")
     func updateReplaceDelete() async throws {
         try await withFreshServer { server in
-            let service = server.service("cardealer")
+            let service = try await server.signedInService("cardealer")
             let bob = service.set("Person").key(1)
             let newETag = try await bob.update(PersonChanges(ssn: "111-22-3333", lastName: nil))
             var person = try await bob.get(as: TypedPerson.self)
@@ -62,8 +62,8 @@ struct WriteTests {
     @Test("A stale ETag is a typed conflict carrying the server's entity; retrying from it succeeds")
     func etagConflict() async throws {
         try await withFreshServer { server in
-            let alice = server.service("cardealer")
-            let bob = server.service("cardealer")
+            let alice = try await server.signedInService("cardealer")
+            let bob = try await server.signedInService("cardealer")
             let first = try await alice.set("Person").key(2).get()
             _ = try await bob.set("Person").key(2).get()
             #expect(first.etag != nil)
@@ -97,7 +97,8 @@ struct WriteTests {
         try await withFreshServer { server in
             let start = try await server.service("cardealer").set("Maintenance").key(1).get().value("price", as: Decimal.self)
             // Every client reads before anyone writes, so they all start from the same ETag.
-            let clients = (0..<8).map { _ in server.service("cardealer") }
+            var clients: [DataService] = []
+            for _ in 0..<8 { clients.append(try await server.signedInService("cardealer")) }
             for client in clients { _ = try await client.set("Maintenance").key(1).get() }
             let conflicts = try await withThrowingTaskGroup(of: Int.self) { group in
                 for client in clients {
@@ -132,7 +133,7 @@ struct WriteTests {
     @Test("Deep insert creates a person with a car link and the car in one request")
     func deepInsert() async throws {
         try await withFreshServer { server in
-            let service = server.service("cardealer")
+            let service = try await server.signedInService("cardealer")
             let owner = try await service.set("Person").create(
                 NewOwner(firstName: "Ann", lastName: "Lee", PersonCar: [NewLink(Car: NewCar(make: "Volvo", model: "V70"))]))
             let links = owner.related("PersonCar")
@@ -147,7 +148,7 @@ struct WriteTests {
     @Test("$links: list, add, set and remove relationships")
     func links() async throws {
         try await withFreshServer { server in
-            let service = server.service("cardealer")
+            let service = try await server.signedInService("cardealer")
             let bob = service.set("Person").key(1)
             let before = try await bob.links("PersonCar")
             #expect(before.map(\.path) == ["/cardealer/PersonCar(1)", "/cardealer/PersonCar(2)"])
@@ -164,7 +165,7 @@ struct WriteTests {
     @Test("A batch reads, and applies each change set all or nothing")
     func batch() async throws {
         try await withFreshServer { server in
-            let service = server.service("cardealer")
+            let service = try await server.signedInService("cardealer")
             let people = try await service.set("Person").count()
             var batch = service.batch()
             batch.get(service.set("Person").key(1))

@@ -105,4 +105,31 @@ struct AuthWriteMatrixTests {
             #expect(try await client.get("/hockey/Equipment(4)", headers: root).status == .ok)
         }
     }
+
+    @Test("A caller without the right to write is refused before the body is read: no schema details leak", arguments: Backend.allCases)
+    func refusedBeforeValidation(_ backend: Backend) async throws {
+        try await withAuthServer(backend) { client in
+            let json: HTTPFields = [.contentType: "application/json"]
+            let reader = basic(TestAccounts.reader) + json
+            let merge = HTTPRequest.Method("MERGE")!
+            // Each body is wrong in a way validation would name; the right is checked first.
+            let attempts: [(HTTPRequest.Method, String, String)] = [
+                (.post, "/cardealer/Person", #"{"firstName":"Ann"}"#),
+                (.post, "/cardealer/Person", #"{"noSuchProperty":1}"#),
+                (merge, "/cardealer/Person(1)", #"{"personID":"not a number"}"#),
+                (.put, "/cardealer/Person(1)/firstName", #"{"firstName":42}"#),
+                (.post, "/cardealer/Person(1)/$links/PersonCar", #"{"uri":"nonsense"}"#),
+                (.delete, "/cardealer/Person(1)", ""),
+            ]
+            for (method, uri, body) in attempts {
+                let anonymous = try await client.send(method, uri, headers: json, body: body)
+                #expect(anonymous.status == .unauthorized, "anonymous \(method) \(uri): \(anonymous.text.prefix(200))")
+                #expect(!anonymous.text.contains("noSuchProperty") && !anonymous.text.contains("required"))
+                // A link's right depends on which side holds the foreign key, decided after the body names the other side.
+                if uri.contains("$links") { continue }
+                let refused = try await client.send(method, uri, headers: reader, body: body)
+                #expect(refused.status == .forbidden, "reader \(method) \(uri): \(refused.text.prefix(200))")
+            }
+        }
+    }
 }

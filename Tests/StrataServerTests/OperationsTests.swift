@@ -127,6 +127,30 @@ struct OperationsTests {
         }
     }
 
+    @Test("Query limits given to strata serve are enforced with a 400 that names them", arguments: [Backend.sqlite])
+    func queryLimitOptions(_ backend: Backend) async throws {
+        let configuration = try await TestDatabases.shared.configuration(backend)
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        let arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error",
+                         "--max-top", "5", "--max-expand-depth", "1", "--max-query-length", "200", "--max-filter-nodes", "7"]
+        let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
+        defer { server.kill() }
+        #expect(try await server.request(.get, "/cardealer/Person?$top=5").status == .ok)
+        #expect(try await server.request(.get, "/cardealer/Person(1)?$expand=PersonCar").status == .ok)
+        let refused: [(String, String)] = [
+            ("/cardealer/Person?$top=6", "maximum of 5"),
+            ("/cardealer/Person(1)?$expand=PersonCar/Car", "$expand"),
+            ("/cardealer/Person?$filter=" + String(repeating: "personID%20eq%201%20or%20", count: 3) + "personID%20eq%202", "$filter"),
+            ("/cardealer/Person?$filter=firstName%20eq%20'" + String(repeating: "x", count: 200) + "'", "query"),
+        ]
+        for (uri, mention) in refused {
+            let response = try await server.request(.get, uri)
+            #expect(response.status == .badRequest, "\(uri.prefix(80)): \(response.status)")
+            let message = try JSONValue.parse(Array(response.text.utf8))["error"]["message"]["value"]?.stringValue ?? ""
+            #expect(message.contains(mention), "\(uri.prefix(80)): \(message)")
+        }
+    }
+
     @Test("A 100,000-row collection streams: server memory grows far less than the response", arguments: Backend.allCases)
     func streaming(_ backend: Backend) async throws {
         let big = Self.bigRows(100_000)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Query fuzzing")
 struct QueryFuzzTests {
     /// SplitMix64: small, fast, and the same sequence for the same seed on every platform.
-    struct Random {
+    struct Random: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15

@@ -5,20 +5,25 @@ import FoundationNetworking
 
 extension Connection {
     /// Sends one request over URLSession and follows it to the end, emitting its events in order.
-    func perform(_ request: Request, authorization: String?,
+    /// With a `destination`, a successful response's body goes to that file instead of memory.
+    func perform(_ request: Request, authorization: String?, destination: URL? = nil,
                  progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> Response {
         let url = try url(for: request.path)
+        if let file = request.bodyFile, !FileManager.default.isReadableFile(atPath: file.path) {
+            throw StrataError(.invalidRequest, method: request.method, url: url, message: "There is no readable file at \(file.path) to send.")
+        }
         let headers = configuration.defaultHeaders.merging(request.headers)
         let timeout = request.timeout ?? configuration.timeout
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in headers { urlRequest.addValue(value, forHTTPHeaderField: name) }
         if let authorization { urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        urlRequest.httpBody = request.body
+        if request.bodyFile == nil { urlRequest.httpBody = request.body }
 
         var shownHeaders = headers
         if let shown = authorization ?? headers["Authorization"] { shownHeaders["Authorization"] = Self.redacted(shown) }
-        let sent = SentRequest(id: nextRequestIdentifier(), method: request.method, url: url, headers: shownHeaders, body: request.body)
+        let sent = SentRequest(id: nextRequestIdentifier(), method: request.method, url: url, headers: shownHeaders,
+                               body: request.bodyFile == nil ? request.body : nil, bodyFile: request.bodyFile)
         emit(.willSend(sent))
         let started = Date()
 
@@ -26,13 +31,14 @@ extension Connection {
         if Task.isCancelled {
             outcome = .failure(Self.cancelled(sent))
         } else {
-            let task = session(dataTaskWith: urlRequest)
-            let updates = sessionDelegate.updates(for: task.task)
+            let task = request.bodyFile.map { session(uploadTaskWith: urlRequest, fromFile: $0) } ?? session(dataTaskWith: urlRequest)
             let timer = IdleTimer(timeout: timeout)
+            let updates = sessionDelegate.updates(for: task.task, onActivity: { timer.touch() })
             timer.start { task.task.cancel() }
             let followed = await withTaskCancellationHandler {
                 task.task.resume()
-                return await follow(updates, of: sent, timer: timer, progress: progress)
+                return await follow(updates, of: sent, timer: timer, destination: destination, cancel: { task.task.cancel() },
+                                    progress: progress)
             } onCancel: {
                 task.task.cancel()
             }
@@ -62,12 +68,23 @@ extension Connection {
         SendableTask(task: urlSession.dataTask(with: request))
     }
 
-    /// Reads a task's updates until it completes, collecting the body and reporting progress.
-    private func follow(_ updates: AsyncStream<TaskUpdate>, of sent: SentRequest, timer: IdleTimer,
+    /// An upload task reads the body from the file as it sends it.
+    private nonisolated func session(uploadTaskWith request: URLRequest, fromFile file: URL) -> SendableTask {
+        SendableTask(task: urlSession.uploadTask(with: request, fromFile: file))
+    }
+
+    /// Reads a task's updates until it completes, collecting the body (or writing it to
+    /// `destination` when the status is a success) and reporting progress.
+    private func follow(_ updates: AsyncStream<TaskUpdate>, of sent: SentRequest, timer: IdleTimer, destination: URL?,
+                        cancel: @Sendable () -> Void,
                         progress: (@Sendable (TransferProgress) -> Void)?) async -> Result<Response, StrataError> {
         var head: ResponseHead?
         var body = Data()
+        var received: Int64 = 0
         var uploaded: Int64 = 0
+        var file: DownloadFile?
+        // Whatever ends the transfer early leaves no partial file behind.
+        defer { file?.discard() }
         for await update in updates {
             timer.touch()
             switch update {
@@ -75,16 +92,33 @@ extension Connection {
                 uploaded += bytes
                 report(TransferProgress(direction: .upload, completedBytes: uploaded, expectedBytes: expected > 0 ? expected : nil),
                        for: sent, to: progress)
-            case .response(let received):
-                head = received
-                if let expected = received.expectedLength, expected > 0 {
+            case .response(let answer):
+                head = answer
+                if let destination, (200..<300).contains(answer.status) {
+                    do {
+                        file = try DownloadFile(destination: destination)
+                    } catch {
+                        cancel()
+                        return .failure(Self.fileError(error, sent: sent, destination: destination))
+                    }
+                } else if let expected = answer.expectedLength, expected > 0 {
                     // Reserve up to 16 MiB ahead; a larger announced length grows as it arrives.
                     body.reserveCapacity(Int(min(expected, 16 << 20)))
                 }
-                emit(.didReceiveResponse(sent, received))
+                emit(.didReceiveResponse(sent, answer))
             case .data(let chunk):
-                body.append(chunk)
-                report(TransferProgress(direction: .download, completedBytes: Int64(body.count), expectedBytes: head?.expectedLength),
+                received += Int64(chunk.count)
+                if let file {
+                    do {
+                        try file.write(chunk)
+                    } catch {
+                        cancel()
+                        return .failure(Self.fileError(error, sent: sent, destination: file.destination))
+                    }
+                } else {
+                    body.append(chunk)
+                }
+                report(TransferProgress(direction: .download, completedBytes: received, expectedBytes: head?.expectedLength),
                        for: sent, to: progress)
             case .completed(let error?):
                 return .failure(Self.transportError(error, sent: sent))
@@ -92,6 +126,14 @@ extension Connection {
                 guard let head else {
                     return .failure(StrataError(.invalidResponse, method: sent.method, url: sent.url,
                                                 message: "The server's answer is not an HTTP response."))
+                }
+                if let written = file {
+                    do {
+                        try written.commit()
+                        file = nil
+                    } catch {
+                        return .failure(Self.fileError(error, sent: sent, destination: written.destination))
+                    }
                 }
                 return .success(Response(status: head.status, headers: head.headers, body: body, url: head.url, request: sent))
             }
@@ -126,6 +168,11 @@ extension Connection {
         default:
             return StrataError(.transport, method: sent.method, url: sent.url, message: nsError.localizedDescription, underlying: error)
         }
+    }
+
+    static func fileError(_ error: any Error, sent: SentRequest, destination: URL) -> StrataError {
+        StrataError(.invalidRequest, method: sent.method, url: sent.url,
+                    message: "The download could not be written to \(destination.path): \(error.localizedDescription)", underlying: error)
     }
 
     static func seconds(_ interval: TimeInterval) -> String {

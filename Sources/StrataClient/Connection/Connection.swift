@@ -93,12 +93,31 @@ public actor Connection {
     ///   ``StrataError/Kind/cancelled`` or ``StrataError/Kind/invalidRequest``, or whatever the
     ///   authenticator throws.
     public func send(_ request: Request, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> Response {
+        try await send(request, destination: nil, progress: progress)
+    }
+
+    /// Sends a request and writes a successful response's body to a file as it arrives, so that a
+    /// large download never sits in memory.
+    ///
+    /// The body goes to a temporary file beside `destination`, which replaces `destination` only
+    /// once the whole body has arrived: a failed or cancelled transfer leaves an existing file as
+    /// it was. For a 2xx answer the returned response's ``Response/body`` is empty; any other
+    /// answer is returned whole, in memory, and no file is written.
+    ///
+    /// - Throws: what ``send(_:progress:)`` throws, and ``StrataError/Kind/invalidRequest`` when
+    ///   the file cannot be written.
+    public func download(_ request: Request, to destination: URL,
+                         progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> Response {
+        try await send(request, destination: destination, progress: progress)
+    }
+
+    private func send(_ request: Request, destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> Response {
         let authenticator = request.isAuthenticated ? configuration.authenticator : nil
         let authorization = try await authenticator?.authorization()
-        let response = try await perform(request, authorization: authorization, progress: progress)
+        let response = try await perform(request, authorization: authorization, destination: destination, progress: progress)
         if response.status == 401, let authenticator, try await authenticator.refreshAfterRejection(of: authorization) {
             let fresh = try await authenticator.authorization()
-            return try await perform(request, authorization: fresh, progress: progress)
+            return try await perform(request, authorization: fresh, destination: destination, progress: progress)
         }
         return response
     }

@@ -16,6 +16,9 @@ public struct Request: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body to send, if any.
     public var body: Data?
+    /// A file to send as the body instead of ``body``, read from disk as it is sent, so that a
+    /// large upload never sits in memory.
+    public var bodyFile: URL?
     /// Seconds to wait for the server before failing with ``StrataError/Kind/timedOut``; nil uses
     /// the connection's timeout.
     public var timeout: TimeInterval?
@@ -28,6 +31,7 @@ public struct Request: Sendable, Hashable {
         _ path: String,
         headers: HTTPHeaders = [:],
         body: Data? = nil,
+        bodyFile: URL? = nil,
         timeout: TimeInterval? = nil,
         isAuthenticated: Bool = true
     ) {
@@ -35,6 +39,7 @@ public struct Request: Sendable, Hashable {
         self.path = path
         self.headers = headers
         self.body = body
+        self.bodyFile = bodyFile
         self.timeout = timeout
         self.isAuthenticated = isAuthenticated
     }

@@ -16,6 +16,8 @@ public struct SentRequest: Sendable, Hashable, Identifiable {
     public var headers: HTTPHeaders
     /// The body sent, if any.
     public var body: Data?
+    /// The file sent as the body, when the request sent one.
+    public var bodyFile: URL?
 
     /// `GET http://host/cardealer/Person(1)`, for messages.
     public var summary: String { "\(method) \(url.absoluteString)" }

@@ -19,19 +19,24 @@ enum TaskUpdate: Sendable {
 /// `@Sendable` in Apple's SDKs and not in swift-corelibs-foundation, and one signature cannot satisfy both.
 ///
 /// `@unchecked Sendable`: URLSession calls the delegate on its serial delegate queue while
-/// ``Connection`` registers tasks from its own executor. Both only touch `streams` and `headSent`
+/// ``Connection`` registers tasks from its own executor. Both only touch `streams`, `activity` and `headSent`
 /// while holding `lock`, and the continuations themselves are Sendable; nothing else is stored.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var streams: [Int: AsyncStream<TaskUpdate>.Continuation] = [:]
     private var headSent: Set<Int> = []
+    private var activity: [Int: @Sendable () -> Void] = [:]
 
     /// The updates of `task`, registered before the task is resumed so that none are missed.
-    func updates(for task: URLSessionTask) -> AsyncStream<TaskUpdate> {
+    ///
+    /// `onActivity` runs on the delegate queue as each callback arrives, before the update is read:
+    /// an idle timeout measured there counts silence on the network, not delays in a busy reader.
+    func updates(for task: URLSessionTask, onActivity: @escaping @Sendable () -> Void = {}) -> AsyncStream<TaskUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: TaskUpdate.self)
         let id = task.taskIdentifier
         lock.lock()
         streams[id] = continuation
+        activity[id] = onActivity
         lock.unlock()
         return stream
     }
@@ -39,9 +44,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private func continuation(for task: URLSessionTask, markingHead: Bool = false) -> (AsyncStream<TaskUpdate>.Continuation?, Bool) {
         let id = task.taskIdentifier
         lock.lock()
-        defer { lock.unlock() }
         let needsHead = markingHead && headSent.insert(id).inserted
-        return (streams[id], needsHead)
+        let found = (streams[id], activity[id])
+        lock.unlock()
+        found.1?()
+        return (found.0, needsHead)
     }
 
     private func yieldHead(of task: URLSessionTask, to continuation: AsyncStream<TaskUpdate>.Continuation) {
@@ -73,6 +80,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let id = task.taskIdentifier
         lock.lock()
         streams[id] = nil
+        activity[id] = nil
         headSent.remove(id)
         lock.unlock()
         guard let continuation else { return }

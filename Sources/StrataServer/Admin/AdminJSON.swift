@@ -51,15 +51,27 @@ enum AdminJSON {
 
     /// `read,insert`, or `all`.
     static func actions(_ text: String) throws(ODataError) -> [TableAction] {
-        if text == "all" { return TableAction.allCases }
-        var actions: [TableAction] = []
+        try actionList(text)
+    }
+
+    /// `read,write`, or `all`: actions on containers.
+    static func blobActions(_ text: String) throws(ODataError) -> [BlobAction] {
+        try actionList(text)
+    }
+
+    /// A comma-separated list of an action type's names, or `all`; duplicates are dropped.
+    static func actionList<Action: RawRepresentable & CaseIterable & Equatable>(_ text: String) throws(ODataError) -> [Action]
+    where Action.RawValue == String {
+        if text == "all" { return Array(Action.allCases) }
+        let names = Action.allCases.map(\.rawValue).joined(separator: ", ")
+        var actions: [Action] = []
         for name in text.split(separator: ",") {
-            guard let action = TableAction(rawValue: name.lowercased()) else {
-                throw .badRequest("'\(name)' is not an action; use read, insert, update, delete or all.")
+            guard let action = Action(rawValue: name.lowercased()) else {
+                throw .badRequest("'\(name)' is not an action; use \(names) or all.")
             }
             if !actions.contains(action) { actions.append(action) }
         }
-        guard !actions.isEmpty else { throw .badRequest("Name at least one action: read, insert, update, delete or all.") }
+        guard !actions.isEmpty else { throw .badRequest("Name at least one action: \(names) or all.") }
         return actions
     }
 
@@ -76,6 +88,34 @@ enum AdminJSON {
 
     static func respond(_ bytes: [UInt8]) -> Response {
         ODataResponse.json(bytes, version: nil, extraHeaders: [.cacheControl: "no-store"])
+    }
+
+    /// `"pageSize"`: absent keeps the setting, null returns to the server's default, a number sets it.
+    static func pageSize(_ value: JSONValue?) throws(ODataError) -> PageSizeSetting? {
+        switch value {
+        case nil: return nil
+        case .null?: return .serverDefault
+        case .number(let text)?:
+            guard let rows = Int(text) else { throw .badRequest("pageSize must be a whole number of rows, not \(text.prefix(40)).") }
+            return .rows(rows)
+        default: throw .badRequest("pageSize must be a number of rows, or null for the server's default.")
+        }
+    }
+
+    static func optionalBool(_ object: JSONObject, _ name: String) throws(ODataError) -> Bool? {
+        guard let value = object[name] else { return nil }
+        guard let bool = value.boolValue else { throw .badRequest("\(name) must be true or false.") }
+        return bool
+    }
+
+    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false}}`; a page size of null is the server's.
+    static func services(_ settings: [String: ServiceSettings]) -> [UInt8] {
+        object(settings.sorted { $0.key < $1.key }.map { name, settings in
+            (name, .object(JSONObject([
+                (key: "pageSize", value: settings.pageSize.map { .number(String($0)) } ?? .null),
+                (key: "requireIfMatch", value: .bool(settings.requireIfMatch)),
+            ])))
+        })
     }
 
     static func object(_ entries: [(String, JSONValue)]) -> [UInt8] {

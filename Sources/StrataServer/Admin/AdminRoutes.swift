@@ -16,8 +16,10 @@ import StrataCore
 /// | `POST /admin/roles` `{"username","role","service"?}` / `DELETE /admin/roles?username=&role=&service=` | roles of accounts |
 /// | `GET /admin/grants?service=` / `POST /admin/grants` `{"role","service","table"?,"actions":[…],"filter"?}` / `DELETE /admin/grants?role=&service=&table=&actions=` | table rights |
 /// | `GET /admin/access` / `PUT /admin/access` `{"service","anonymous":"read"\|"none"}` | anonymous access |
+/// | `GET /admin/services` / `PUT /admin/services` `{"service","pageSize"?: n\|null,"requireIfMatch"?}` | service settings, applied at once |
 /// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
 /// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
+/// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
 enum AdminRoutes {
     static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthServices) {
         let admin = Administration(
@@ -96,6 +98,20 @@ enum AdminRoutes {
             try await admin.setAnonymousAccess(access, service: try AdminJSON.string(body, "service"))
             return Response(status: .noContent)
         }
+        group.get("services") { _, context in
+            context.setRoute("admin.services")
+            return AdminJSON.respond(AdminJSON.services(try await admin.serviceSettings()))
+        }
+        group.put("services") { request, context in
+            context.setRoute("admin.services")
+            let body = try await AdminJSON.body(request)
+            let service = try AdminJSON.string(body, "service")
+            let settings = try await admin.configureService(
+                service, pageSize: try AdminJSON.pageSize(body["pageSize"]), requireIfMatch: try AdminJSON.optionalBool(body, "requireIfMatch"))
+            // Services keep their settings from when they were loaded; load them again so the change applies now.
+            try await runtime.reloadServices()
+            return AdminJSON.respond(AdminJSON.services([service: settings]))
+        }
         group.get("issuers") { _, context in
             context.setRoute("admin.issuers")
             return AdminJSON.respond(AdminJSON.issuers(try await admin.listIssuers()))
@@ -125,6 +141,7 @@ enum AdminRoutes {
             try await admin.addRule(try AdminJSON.rule(.object(body)), issuer: try AdminJSON.string(body, "issuer"))
             return Response(status: .noContent)
         }
+        registerContainerGrants(on: group, admin: admin)
         group.delete("issuers/rules") { request, context in
             context.setRoute("admin.issuers")
             var fields = JSONObject()

@@ -98,7 +98,35 @@ public struct Administration: Sendable {
         try await store.listAnonymousAccess()
     }
 
-    private func requireModel(_ service: String) async throws -> ServiceModel {
+    // MARK: Container rights
+
+    /// Grants a role actions on a container (nil: every container). Grants held already stay.
+    public func grantContainer(role: String, container: String?, actions: [BlobAction]) async throws {
+        try AuthNames.checkRole(role)
+        guard !actions.isEmpty else { throw ODataError.badRequest("Name at least one action: read, write or delete.") }
+        if let container { try await requireContainer(container) }
+        try await store.putContainerGrants(actions.map { ContainerGrant(role: role, container: container, action: $0) })
+    }
+
+    /// Removes a role's grants on a container (nil: the every-container grants), all or some actions.
+    /// Answers how many were removed.
+    @discardableResult
+    public func revokeContainer(role: String, container: String?, actions: [BlobAction]?) async throws -> Int {
+        try await store.removeContainerGrants(role: role, container: container, actions: actions)
+    }
+
+    public func listContainerGrants() async throws -> [ContainerGrant] {
+        try await store.listContainerGrants()
+    }
+
+    private func requireContainer(_ name: String) async throws {
+        try BlobNames.checkContainer(name)
+        guard try await BlobCatalog(system: store.system).container(name) != nil else {
+            throw ODataError.notFound("There is no container named '\(name)'.")
+        }
+    }
+
+    func requireModel(_ service: String) async throws -> ServiceModel {
         guard service != AuthStore.every, let model = try await model(service) else {
             throw ODataError.notFound("There is no service named '\(service)'.")
         }

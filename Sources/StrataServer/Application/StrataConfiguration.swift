@@ -23,6 +23,12 @@ public struct StrataConfiguration: Sendable {
     public var queryLimits: QueryLimits
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
     public var maxBodySize: Int
+    /// The most rows one `$sql` query may answer; a query that would return more is refused with a
+    /// 400 asking for `LIMIT` (its rows are collected before they are written, unlike `$tables`).
+    public var sqlRowLimit: Int
+    /// The largest blob accepted, in bytes (1 GiB by default); larger uploads get 413. Blobs are
+    /// streamed to disk, so this limits disk use per blob, not memory.
+    public var maxBlobSize: Int64 = 1 << 30
     public var logLevel: Logger.Level
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()
@@ -37,8 +43,10 @@ public struct StrataConfiguration: Sendable {
         pageSize: Int = 1000,
         queryLimits: QueryLimits = .default,
         maxBodySize: Int = 16 * 1024 * 1024,
+        sqlRowLimit: Int = 10_000,
         logLevel: Logger.Level = .info
     ) {
+        self.sqlRowLimit = sqlRowLimit
         self.queryLimits = queryLimits
         self.host = host
         self.port = port

@@ -19,6 +19,8 @@ final class StrataRuntime: Sendable {
     let accessPolicy: any AccessPolicy
     /// Accounts, tokens and federation; nil for a server built without them.
     let auth: AuthServices?
+    /// Blob containers: metadata in the system database, content under `<data>/blobs`.
+    let blobs: BlobServices
     private let services = NIOLockedValueBox<[String: ODataService]>([:])
 
     init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
@@ -30,13 +32,21 @@ final class StrataRuntime: Sendable {
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
         self.metrics = metrics
         self.logger = logger
+        self.blobs = BlobServices(
+            catalog: BlobCatalog(system: system),
+            store: FileBlobStore(root: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true).appendingPathComponent("blobs"),
+                                 logger: logger),
+            authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize, logger: logger,
+            now: configuration.auth.now)
     }
 
     /// Prepares the system database, creates the demo services when asked, and loads every catalog.
     func start() async throws {
         try await system.migrate(logger: logger)
+        try await blobs.start()
         if configuration.demo {
             try await DemoServices(store: store, system: system, logger: logger).provision()
+            try await DemoBlobs(store: store, blobs: blobs, logger: logger).provision()
             if let auth {
                 try await DemoAccounts(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce, now: auth.now).provision()
             }

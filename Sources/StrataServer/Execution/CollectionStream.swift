@@ -5,7 +5,7 @@ import StrataCore
 ///
 /// The first chunk is read before the response starts, so that a failing query still gets a proper
 /// error status; after that, bytes flow to the client as rows arrive.
-struct CollectionStream: Sendable {
+struct CollectionStream: ChunkedBody {
     let reader: CollectionReader
     let limits: PageLimits
     let version: ODataVersion

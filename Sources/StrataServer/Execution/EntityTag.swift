@@ -38,7 +38,7 @@ struct EntityTag: Sendable, Hashable {
         opaque = SHA256.hash(data: message).withUnsafeBytes { Base64URL.encode($0.prefix(16)) }
     }
 
-    private init(opaque: String) {
+    init(opaque: String) {
         self.opaque = opaque
     }
 

@@ -101,11 +101,7 @@ struct InsertWrite: PreparedWrite {
             if foreignKeyHere { supplied.formUnion(navigation.joinColumns.map(\.local)) }
             relations.append(relation)
         }
-        for property in type.properties
-        where !property.isNullable && !property.hasDefault && !property.isServerGenerated
-            && values[property.name] == nil && !supplied.contains(property.name) {
-            throw ODataError.badRequest("The property \(property.name) of \(path) is required: it cannot be null and has no default.")
-        }
+        try RequiredProperties.check(type, values: values, supplied: supplied, path: path)
         let access = try await operation.authorize(.insert, set)
         return InsertNode(set: set, type: type, values: values, access: access, relations: relations)
     }

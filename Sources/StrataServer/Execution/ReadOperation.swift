@@ -75,7 +75,7 @@ struct ReadOperation: Sendable {
         let reader = CollectionReader(database: service.database, query: plan.query, sortKeys: plan.sortKeys,
                                       columnTypes: plan.columns.map(\.type))
         var limits = PageLimits(top: query.top, skip: query.skip ?? 0,
-                                pageSize: version >= .v2 ? call.runtime.configuration.pageSize : nil)
+                                pageSize: version >= .v2 ? call.service.settings.pageSize ?? call.runtime.configuration.pageSize : nil)
         if let token = query.skipToken {
             limits.continuation = try KeysetContinuation.values(fromToken: token, keys: plan.sortKeys)
         }
@@ -91,16 +91,7 @@ struct ReadOperation: Sendable {
         var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: version.headerValue]
         if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         headers[.contentLength] = nil
-        let remaining = stream
-        let body = ResponseBody { writer in
-            var stream = remaining
-            try await writer.write(ByteBuffer(bytes: first))
-            while let bytes = try await stream.nextBytes() {
-                if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: .ok, headers: headers, body: body)
+        return ODataResponse.streamed(first: first, rest: stream, headers: headers)
     }
 
     // MARK: Single values

@@ -34,6 +34,7 @@ struct WriteOperation: Sendable {
             throw ODataError.methodNotAllowed("\(target.set.name) is read-only (\(reason)); it cannot be changed through the service.")
         }
         let method = call.method
+        try await authorizeBeforeReading(target.set, method: method)
         try requireJSONBody()
         switch path.terminal {
         case .entities:
@@ -64,6 +65,28 @@ struct WriteOperation: Sendable {
     }
 
     // MARK: Shared checks
+
+    /// A caller without the right to write hears so before anything about the body: validation
+    /// messages would otherwise tell anonymous callers about the schema. Each step still
+    /// authorizes its own table (deep inserts and links touch others) and gets its row rules then.
+    private func authorizeBeforeReading(_ set: EntitySet, method: HTTPRequest.Method) async throws {
+        let action: TableAction
+        switch path.terminal {
+        case .links:
+            // Which side of a link holds the foreign key decides the right it needs; LinkWrite
+            // checks that. Anonymous callers can never write, so they are turned away here.
+            guard call.principal != nil else {
+                throw AuthErrors.unauthenticated("Sign in to change links of \(set.name) in \(call.service.name).")
+            }
+            return
+        case .entities:
+            action = method == .post ? .insert : method == .delete ? .delete : .update
+        default:
+            // A property or its $value: DELETE clears it, which is an update of the row.
+            action = .update
+        }
+        _ = try await authorize(action, set)
+    }
 
     /// Bodies are JSON (verbose or bare); an Atom or XML body is refused with 415 rather than
     /// misread. A raw `$value` body may have any type.

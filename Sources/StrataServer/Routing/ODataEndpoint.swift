@@ -3,7 +3,8 @@ import Hummingbird
 import StrataCore
 
 /// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches:
-/// service document and `$metadata`, reads (GET/HEAD), and — in their own files — writes and `$batch`.
+/// service document and `$metadata`, reads (GET/HEAD), and — in their own files — writes, `$batch`
+/// and the data table endpoints (`$tables`, `$sql`, `$changes`).
 /// Write methods arrive here too (see ``Routes``); X-HTTP-Method tunnelling is resolved first.
 struct ODataEndpoint: Sendable {
     let runtime: StrataRuntime
@@ -54,6 +55,10 @@ struct ODataEndpoint: Sendable {
                 throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body, and cannot be nested.")
             }
             return try await BatchOperation(endpoint: self, call: call, body: body).respond()
+        }
+
+        if let response = try await DataTableEndpoints.respond(to: call, body: body, context: context) {
+            return response
         }
 
         let path = try PathResolver(model: call.service.model).resolve(url.path)

@@ -27,9 +27,29 @@ enum ODataResponse {
         return Response(status: status, headers: headers, body: body)
     }
 
+    /// A streamed answer: `first` (read before the response started, so that errors could still
+    /// get a status) and then whatever `rest` produces, without a `Content-Length`.
+    static func streamed<Stream: ChunkedBody>(first: [UInt8], rest: Stream, headers: HTTPFields) -> Response {
+        let body = ResponseBody { writer in
+            var stream = rest
+            try await writer.write(ByteBuffer(bytes: first))
+            while let bytes = try await stream.nextBytes() {
+                if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
     static func error(_ error: ODataError, headRequest: Bool = false) -> Response {
         var headers: HTTPFields = [.contentType: jsonContentType, dataServiceVersion: ODataVersion.v1.headerValue]
         if error.status == 405 { headers[.allow] = "GET, HEAD, POST, PUT, PATCH, MERGE, DELETE" }
         return body(error.jsonBody, status: HTTPResponse.Status(code: error.status), headers: headers, headRequest: headRequest)
     }
+}
+
+/// A response body produced piece by piece, such as a collection read in keyset chunks.
+protocol ChunkedBody: Sendable {
+    /// The next bytes of the body, or nil when it is complete.
+    mutating func nextBytes() async throws -> [UInt8]?
 }

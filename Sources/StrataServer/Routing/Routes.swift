@@ -31,6 +31,8 @@ enum Routes {
             return ODataResponse.json(serviceList(runtime), version: nil)
         }
 
+        BlobRoutes.register(on: router, blobs: runtime.blobs)
+
         let odata = ODataEndpoint(runtime: runtime)
         let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, HTTPRequest.Method("MERGE")!]
         for method in methods {

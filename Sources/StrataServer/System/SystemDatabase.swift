@@ -26,21 +26,7 @@ struct SystemDatabase: Sendable {
     /// Migrations in order, each identified by a stable name. New ones are appended (features may
     /// add theirs in their own files and list them here); existing ones never change.
     var migrations: [SystemMigration] {
-        serviceSettingsMigrations + writesMigrations + accountMigrations
-    }
-
-    private var serviceSettingsMigrations: [SystemMigration] {
-        [
-            SystemMigration(id: "services.1", statements: [
-                """
-                CREATE TABLE \(quoted("service_settings")) (
-                    "service" VARCHAR(128) NOT NULL PRIMARY KEY,
-                    "namespace" VARCHAR(128),
-                    "title" VARCHAR(256)
-                )
-                """,
-            ]),
-        ]
+        serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations
     }
 
     func migrate(logger: Logger) async throws {
@@ -67,49 +53,10 @@ struct SystemDatabase: Sendable {
             logger.info("Applied system migration", metadata: ["migration": .string(migration.id)])
         }
     }
-
-    // MARK: Service settings
-
-    func serviceSettings() async throws -> [String: ServiceSettings] {
-        let rows = try await database.read { connection in
-            try await connection.query(
-                SQLStatement("SELECT \"service\", \"namespace\", \"title\" FROM \(quoted("service_settings"))"),
-                types: [.string, .string, .string])
-        }
-        var settings: [String: ServiceSettings] = [:]
-        for row in rows.rows {
-            guard let service = row[0].stringValue else { continue }
-            settings[service] = ServiceSettings(namespace: row[1].stringValue, title: row[2].stringValue)
-        }
-        for service in try await servicesRequiringIfMatch() {
-            settings[service, default: ServiceSettings()].requireIfMatch = true
-        }
-        return settings
-    }
-
-    func saveServiceSettings(_ service: String, _ settings: ServiceSettings) async throws {
-        try await database.transaction { connection in
-            try await connection.execute(SQLStatement(
-                "DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(dialect.placeholder(1))", binds: [.string(service)]))
-            try await connection.execute(SQLStatement(
-                "INSERT INTO \(quoted("service_settings")) (\"service\", \"namespace\", \"title\", \"require_if_match\") VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)), \(dialect.placeholder(4)))",
-                binds: [.string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
-                        .boolean(settings.requireIfMatch)]))
-        }
-    }
 }
 
 struct SystemMigration: Sendable {
     /// A stable name, `<feature>.<n>`, recorded once the migration has run.
     var id: String
     var statements: [String]
-}
-
-/// Per-service settings kept in the system database.
-struct ServiceSettings: Sendable, Hashable {
-    /// The schema namespace of the service's types (`edmexampleModel`); the service name when nil.
-    var namespace: String?
-    var title: String?
-    /// PUT, MERGE, PATCH and DELETE must carry `If-Match` (428 otherwise).
-    var requireIfMatch = false
 }

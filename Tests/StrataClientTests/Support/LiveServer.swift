@@ -24,6 +24,18 @@ struct LiveServer: Sendable {
         DataService(url: rootURL.appendingPathComponent(name + "/"), configuration: configuration, maxVersion: maxVersion)
     }
 
+    /// The account every test server has: an editor of all services (demo writes and hockey reads need one).
+    static let editorName = "client-tester"
+    static let editorPassword = "client-tester-password"
+
+    /// A data service whose requests carry the token of a real sign-in as ``editorName`` through
+    /// the server's own token endpoint.
+    func signedInService(_ name: String, maxVersion: ODataVersion = .v2) async throws -> DataService {
+        let session = AuthSession(serverURL: rootURL)
+        try await session.signIn(username: Self.editorName, password: Self.editorPassword)
+        return service(name, maxVersion: maxVersion, configuration: ConnectionConfiguration(authenticator: session))
+    }
+
     /// The shared server with `pageSize` rows per response, started on first use.
     static func shared(pageSize: Int = 1000) async throws -> LiveServer {
         try await SharedServers.instance.server(pageSize: pageSize)
@@ -34,7 +46,12 @@ struct LiveServer: Sendable {
 func withFreshServer<T: Sendable>(pageSize: Int = 1000, _ body: @Sendable (LiveServer) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-client-\(UUID().uuidString.prefix(12))").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let configuration = StrataConfiguration(port: 0, dataDirectory: directory, demo: true, pageSize: pageSize, logLevel: .critical)
+    var configuration = StrataConfiguration(port: 0, dataDirectory: directory, demo: true, pageSize: pageSize, logLevel: .critical)
+    configuration.auth.passwordHashCost = 4
+    let logger = Logger(label: "client-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+    try await Administration.with(configuration, logger: logger) { admin in
+        try await admin.addUser(LiveServer.editorName, password: LiveServer.editorPassword, roles: [RoleAssignment(role: "editor")])
+    }
     let app = try await buildApplication(configuration)
     return try await app.test(.live) { client in
         try await body(LiveServer(port: client.port!, dataDirectory: directory))

@@ -5,9 +5,23 @@ struct SQLRenderer {
     let dialect: SQLDialect
     private(set) var text = ""
     private(set) var binds: [ODataValue] = []
+    /// Set when this text is part of a client SQL statement whose placeholders the statement's
+    /// binder numbers (see ``render(_:into:)``); nil when the renderer numbers its own.
+    private var sharedBinder: SQLBinder?
 
     init(dialect: SQLDialect) {
         self.dialect = dialect
+    }
+
+    /// Renders a query as a piece of a larger statement whose values another writer binds, such as
+    /// the table source of checked client SQL (``SQLTableSourceProvider``): the values go into
+    /// `binder`, so PostgreSQL's `$n` stay numbered in one sequence across the whole statement.
+    static func render(_ query: SelectQuery, into binder: inout SQLBinder) -> String {
+        var renderer = SQLRenderer(dialect: binder.dialect == .postgres ? .postgres : .sqlite)
+        renderer.sharedBinder = binder
+        renderer.append(query)
+        binder = renderer.sharedBinder!
+        return renderer.text
     }
 
     static func render(_ query: SelectQuery, dialect: SQLDialect) -> SQLStatement {
@@ -44,6 +58,11 @@ struct SQLRenderer {
     }
 
     mutating func bind(_ value: ODataValue) {
+        if var shared = sharedBinder {
+            text += shared.placeholder(for: value)
+            sharedBinder = shared
+            return
+        }
         binds.append(value)
         text += dialect.placeholder(binds.count)
     }

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import StrataServer
+
+/// `strata service list|set`: per-service settings in the system database.
+struct ServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Show or change the settings of each service.",
+        discussion: """
+            Settings live in Strata's system database (the same --data or --database as `strata serve`). \
+            A running server applies them when it starts next; `PUT /admin/services` changes them and \
+            applies them at once. Anonymous access is set with `strata grant anonymous`.
+            """,
+        subcommands: [List.self, Set.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the services that have settings.")
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let settings = try await storage.administer { try await $0.serviceSettings() }
+            if settings.isEmpty { print("No service has settings; all use the defaults.") }
+            for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+                let pageSize = value.pageSize.map(String.init) ?? "server default"
+                print("\(name)\tpage size \(pageSize)\tIf-Match \(value.requireIfMatch ? "required" : "optional")")
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a service's page size or If-Match requirement.",
+            discussion: """
+                Examples:
+                  strata service set cardealer --page-size 200
+                  strata service set cardealer --page-size default --require-if-match true
+                """)
+
+        @Argument(help: "The service.") var name: String
+        @Option(help: "Rows per response before a __next link, or 'default' for the server's --page-size.")
+        var pageSize: String?
+        @Option(help: "Whether PUT, MERGE, PATCH and DELETE must carry If-Match (true or false).")
+        var requireIfMatch: Bool?
+        @OptionGroup var storage: StorageOptions
+
+        func validate() throws {
+            guard pageSize != nil || requireIfMatch != nil else {
+                throw ValidationError("give --page-size, --require-if-match or both")
+            }
+        }
+
+        func run() async throws {
+            var setting: PageSizeSetting?
+            if let pageSize {
+                if pageSize == "default" {
+                    setting = .serverDefault
+                } else if let rows = Int(pageSize) {
+                    setting = .rows(rows)
+                } else {
+                    throw CommandFailure("--page-size is a number of rows or 'default', not \(pageSize)")
+                }
+            }
+            let result = try await storage.administer { [name, setting, requireIfMatch] in
+                try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch)
+            }
+            print("\(name): page size \(result.pageSize.map(String.init) ?? "server default"), If-Match \(result.requireIfMatch ? "required" : "optional"). A running server applies it at its next start.")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import StrataCore
+
+/// The exchanges behind the adapter's methods, shared by their async and ``AsyncRequest`` forms.
+extension RemoteDataAdapter {
+    typealias Progress = (@Sendable (TransferProgress) -> Void)?
+
+    func fetchTable(_ name: String, filter: String?, orderBy: String?, select: [String], top: Int?, skip: Int?,
+                    progress: Progress) async throws(StrataError) -> DataTable {
+        var options: [String] = []
+        if let filter { options.append("$filter=" + PercentEncoding.encodeQueryValue(filter)) }
+        if let orderBy { options.append("$orderby=" + PercentEncoding.encodeQueryValue(orderBy)) }
+        if !select.isEmpty { options.append("$select=" + PercentEncoding.encodeQueryValue(select.joined(separator: ","))) }
+        if let top { options.append("$top=\(top)") }
+        if let skip { options.append("$skip=\(skip)") }
+        let path = "$tables/" + PercentEncoding.encodePathSegmentName(name) + (options.isEmpty ? "" : "?" + options.joined(separator: "&"))
+        let response = try await send(Request(.get, dataService.rootPath + path), progress: progress)
+        return try Self.single(try Self.tables(in: response), of: response)
+    }
+
+    func fetchTables(_ names: [String], progress: Progress) async throws(StrataError) -> [DataTable] {
+        guard !names.isEmpty else { return [] }
+        let list = names.map { PercentEncoding.encodeQueryValue($0) }.joined(separator: ",")
+        let response = try await send(Request(.get, dataService.rootPath + "$tables?names=" + list), progress: progress)
+        let tables = try Self.tables(in: response)
+        guard tables.map(\.name) == names else {
+            throw ResponseReader.invalid(response, "The server answered the tables \(tables.map(\.name)) for \(names).")
+        }
+        return tables.map(DataTable.init)
+    }
+
+    func fetchSQL(_ sql: String, parameters: [String: ODataValue], progress: Progress) async throws(StrataError) -> DataTable {
+        let body = DataTableQuery(sql: sql, parameters: parameters).jsonBytes
+        let response = try await send(.json(.post, dataService.rootPath + "$sql", body: body), progress: progress)
+        return try Self.single(try Self.tables(in: response), of: response)
+    }
+
+    /// Builds one delta from the tables, sends it and merges the results into copies of the tables.
+    func sendChanges(_ tables: [DataTable], mode: DataTableDelta.Mode,
+                     progress: Progress) async throws(StrataError) -> (tables: [DataTable], summary: ApplySummary) {
+        var upserts: [DataTableChange] = []
+        var deletes: [[DataTableChange]] = []
+        for (index, table) in tables.enumerated() {
+            let changes: [DataTableChange]
+            do {
+                changes = try table.changes(idPrefix: "\(index)/")
+            } catch {
+                throw StrataError(.invalidRequest, message: error.message, underlying: error)
+            }
+            upserts += changes.filter { $0.kind != .delete }
+            deletes.append(changes.filter { $0.kind == .delete })
+        }
+        // Details are deleted before their masters: deletes go in reverse table order.
+        let delta = DataTableDelta(mode: mode, changes: upserts + deletes.reversed().flatMap { $0 })
+        guard !delta.changes.isEmpty else {
+            return (tables, ApplySummary(response: DataTableChangeResponse(results: [])))
+        }
+        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: delta.jsonBytes), progress: progress)
+        let types = Dictionary(tables.map { table in
+            (table.name, Dictionary(table.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first }))
+        }, uniquingKeysWith: { first, _ in first })
+        let decoded: DataTableChangeResponse
+        do {
+            decoded = try DataTableChangeResponse(json: Array(response.body), delta: delta) { types[$0] }
+        } catch {
+            throw ResponseReader.invalid(response, "The change results cannot be read: \(error.message).")
+        }
+        var merged = tables
+        for index in merged.indices { merged[index].merge(decoded, idPrefix: "\(index)/") }
+        return (merged, ApplySummary(response: decoded))
+    }
+
+    /// Sends through the data service: its version headers, the connection's authenticator, and
+    /// an unsuccessful status turned into the server's OData error.
+    private func send(_ request: Request, progress: Progress) async throws(StrataError) -> Response {
+        try await dataService.send(request, progress: progress)
+    }
+
+    private static func tables(in response: Response) throws(StrataError) -> [CompactTable] {
+        do {
+            return try CompactTable.decode(Array(response.body))
+        } catch {
+            throw ResponseReader.invalid(response, "The answer is not a data table document: \(error.message).")
+        }
+    }
+
+    private static func single(_ tables: [CompactTable], of response: Response) throws(StrataError) -> DataTable {
+        guard tables.count == 1 else { throw ResponseReader.invalid(response, "The server answered \(tables.count) tables for one.") }
+        return DataTable(tables[0])
+    }
+}

@@ -1,0 +1,64 @@
+import StrataCore
+
+/// Container grants in the system database (`container_grants`, see `BlobMigrations.swift`).
+extension AuthStore {
+    /// Whether any of `roles` was granted `action` on `container` or on every container.
+    func hasContainerGrant(_ action: BlobAction, container: String, roles: Set<String>) async throws -> Bool {
+        guard !roles.isEmpty else { return false }
+        let sorted = roles.sorted()
+        let statement = SQLStatement(
+            """
+            SELECT 1 FROM \(q("container_grants")) WHERE "action" = \(p(1)) AND ("container" = \(p(2)) OR "container" = \(p(3)))
+              AND "role" IN (\(system.placeholders(sorted.count, from: 4)))
+            """,
+            binds: [.string(action.rawValue), .string(container), .string(Self.every)] + sorted.map(ODataValue.string))
+        return try await !database.read { try await $0.query(statement) }.rows.isEmpty
+    }
+
+    /// The containers any of `roles` may do `action` in; `*` among them means every container.
+    func grantedContainers(_ action: BlobAction, roles: Set<String>) async throws -> Set<String> {
+        guard !roles.isEmpty else { return [] }
+        let sorted = roles.sorted()
+        let statement = SQLStatement(
+            "SELECT \"container\" FROM \(q("container_grants")) WHERE \"action\" = \(p(1)) AND \"role\" IN (\(system.placeholders(sorted.count, from: 2)))",
+            binds: [.string(action.rawValue)] + sorted.map(ODataValue.string))
+        let rows = try await database.read { try await $0.query(statement, types: [.string]) }
+        return Set(rows.rows.compactMap { $0[0].stringValue })
+    }
+
+    func listContainerGrants() async throws -> [ContainerGrant] {
+        let statement = SQLStatement(
+            "SELECT \"role\", \"container\", \"action\" FROM \(q("container_grants")) ORDER BY \"container\", \"role\", \"action\"")
+        let rows = try await database.read { try await $0.query(statement, types: [.string, .string, .string]) }
+        return rows.rows.compactMap { row in
+            guard let role = row[0].stringValue, let container = row[1].stringValue,
+                  let action = row[2].stringValue.flatMap(BlobAction.init(rawValue:)) else { return nil }
+            return ContainerGrant(role: role, container: container == Self.every ? nil : container, action: action)
+        }
+    }
+
+    /// Adds grants; one that exists already stays as it is.
+    func putContainerGrants(_ grants: [ContainerGrant]) async throws {
+        let table = q("container_grants")
+        let insert = "INSERT INTO \(table) (\"role\", \"container\", \"action\") VALUES (\(system.placeholders(3))) ON CONFLICT DO NOTHING"
+        try await database.transaction { connection in
+            for grant in grants {
+                try await connection.execute(SQLStatement(
+                    insert, binds: [.string(grant.role), .string(grant.container ?? Self.every), .string(grant.action.rawValue)]))
+            }
+        }
+    }
+
+    /// Removes a role's grants on a container (`nil`: the every-container grants), all actions or
+    /// some. Answers how many were removed.
+    func removeContainerGrants(role: String, container: String?, actions: [BlobAction]?) async throws -> Int {
+        var sql = "DELETE FROM \(q("container_grants")) WHERE \"role\" = \(p(1)) AND \"container\" = \(p(2))"
+        var binds: [ODataValue] = [.string(role), .string(container ?? Self.every)]
+        if let actions, !actions.isEmpty {
+            sql += " AND \"action\" IN (\(system.placeholders(actions.count, from: 3)))"
+            binds += actions.map { .string($0.rawValue) }
+        }
+        let statement = SQLStatement(sql + " RETURNING \"role\"", binds: binds)
+        return try await database.transaction { try await $0.query(statement) }.rows.count
+    }
+}

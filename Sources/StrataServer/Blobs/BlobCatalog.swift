@@ -1,0 +1,85 @@
+import StrataCore
+
+/// Blob metadata in the system database: containers, and one row per visible blob.
+///
+/// Content lives in a ``BlobStore``; a row names its object. Rows change only by compare-and-swap
+/// on the object id (see `BlobCatalog+Writes.swift`), so concurrent uploads of one name never
+/// lose track of an object, on SQLite and on PostgreSQL alike. Every value is a bound parameter.
+struct BlobCatalog: Sendable {
+    let system: SystemDatabase
+
+    var database: any Database { system.database }
+    func q(_ table: String) -> String { system.quoted(table) }
+    func p(_ position: Int) -> String { system.p(position) }
+
+    // MARK: Containers
+
+    func container(_ name: String) async throws -> BlobContainer? {
+        let statement = SQLStatement(
+            "SELECT \"name\", \"access\", \"created_at\" FROM \(q("blob_containers")) WHERE \"name\" = \(p(1))", binds: [.string(name)])
+        let rows = try await database.read { try await $0.query(statement, types: Self.containerTypes) }
+        return rows.rows.first.flatMap(Self.container)
+    }
+
+    func containers() async throws -> [BlobContainer] {
+        let statement = SQLStatement("SELECT \"name\", \"access\", \"created_at\" FROM \(q("blob_containers")) ORDER BY \"name\"")
+        let rows = try await database.read { try await $0.query(statement, types: Self.containerTypes) }
+        return rows.rows.compactMap(Self.container)
+    }
+
+    private static let containerTypes: [EDMPrimitiveType?] = [.string, .string, .int64]
+
+    private static func container(_ row: [ODataValue]) -> BlobContainer? {
+        guard let name = row[0].stringValue, let access = row[1].stringValue.flatMap(ContainerAccess.init(rawValue:)) else { return nil }
+        return BlobContainer(name: name, access: access, createdAt: row[2].integerValue ?? 0)
+    }
+
+    // MARK: Blobs
+
+    static let blobColumns = "\"container\", \"name\", \"object\", \"size\", \"sha256\", \"content_type\", \"modified_at\""
+    static let blobTypes: [EDMPrimitiveType?] = [.string, .string, .string, .int64, .string, .string, .int64]
+
+    static func record(_ row: [ODataValue]) -> BlobRecord? {
+        guard let container = row[0].stringValue, let name = row[1].stringValue, let object = row[2].stringValue,
+              let size = row[3].integerValue, let sha256 = row[4].stringValue, let contentType = row[5].stringValue,
+              let modified = row[6].integerValue else { return nil }
+        return BlobRecord(container: container, name: name, object: object, size: size, sha256: sha256,
+                          contentType: contentType, modifiedAt: modified)
+    }
+
+    func blob(container: String, name: String) async throws -> BlobRecord? {
+        let statement = SQLStatement(
+            "SELECT \(Self.blobColumns) FROM \(q("blobs")) WHERE \"container\" = \(p(1)) AND \"name\" = \(p(2))",
+            binds: [.string(container), .string(name)])
+        let rows = try await database.read { try await $0.query(statement, types: Self.blobTypes) }
+        return rows.rows.first.flatMap(Self.record)
+    }
+
+    /// Up to `limit` blobs of a container in byte order of their names, those starting with
+    /// `prefix` and coming after `marker`. The prefix is a range of names, so the primary key's
+    /// index serves it however many blobs the container holds.
+    func list(container: String, prefix: String, after marker: String?, limit: Int) async throws -> [BlobRecord] {
+        var binds: [ODataValue] = [.string(container), .string(prefix)]
+        var sql = "SELECT \(Self.blobColumns) FROM \(q("blobs")) WHERE \"container\" = \(p(1)) AND \"name\" >= \(p(2))"
+        if let end = BlobNames.successor(ofPrefix: prefix), !prefix.isEmpty {
+            binds.append(.string(end))
+            sql += " AND \"name\" < \(p(binds.count))"
+        }
+        if let marker {
+            binds.append(.string(marker))
+            sql += " AND \"name\" > \(p(binds.count))"
+        }
+        binds.append(.int64(Int64(limit)))
+        sql += " ORDER BY \"name\" LIMIT \(p(binds.count))"
+        let statement = SQLStatement(sql, binds: binds)
+        let rows = try await database.read { try await $0.query(statement, types: Self.blobTypes) }
+        return rows.rows.compactMap(Self.record)
+    }
+
+    /// Every object id some blob names, for the sweep of unreferenced objects at start.
+    func referencedObjects() async throws -> Set<String> {
+        let statement = SQLStatement("SELECT \"object\" FROM \(q("blobs"))")
+        let rows = try await database.read { try await $0.query(statement, types: [.string]) }
+        return Set(rows.rows.compactMap { $0[0].stringValue })
+    }
+}

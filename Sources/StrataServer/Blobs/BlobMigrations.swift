@@ -1,0 +1,50 @@
+import StrataCore
+
+/// The tables of blob containers, blobs and container grants in the system database.
+///
+/// Blob names are compared as bytes on both databases (SQLite's default BINARY collation,
+/// `COLLATE "C"` on PostgreSQL), so listings come in the same order everywhere and a `marker`
+/// continues exactly after the last name of the previous page. Times are milliseconds since 1970.
+extension SystemDatabase {
+    var blobMigrations: [SystemMigration] {
+        let containers = quoted("blob_containers")
+        let byteOrder = dialect == .postgres ? " COLLATE \"C\"" : ""
+        return [
+            SystemMigration(id: "blobs.1", statements: [
+                """
+                CREATE TABLE \(containers) (
+                    "name" VARCHAR(63) NOT NULL PRIMARY KEY,
+                    "access" VARCHAR(16) NOT NULL,
+                    "created_at" BIGINT NOT NULL
+                )
+                """,
+                // One row per visible blob. `object` names the stored content; a row is written only
+                // after its object is complete, which is what makes an upload all or nothing.
+                """
+                CREATE TABLE \(quoted("blobs")) (
+                    "container" VARCHAR(63) NOT NULL REFERENCES \(containers) ("name"),
+                    "name" VARCHAR(1024)\(byteOrder) NOT NULL,
+                    "object" VARCHAR(64) NOT NULL,
+                    "size" BIGINT NOT NULL,
+                    "sha256" VARCHAR(64) NOT NULL,
+                    "content_type" VARCHAR(255) NOT NULL,
+                    "modified_at" BIGINT NOT NULL,
+                    PRIMARY KEY ("container", "name")
+                )
+                """,
+                """
+                CREATE INDEX "IX_blobs_object" ON \(quoted("blobs")) ("object")
+                """,
+                // Rights of a role on one container (`*`: every container): read, write or delete.
+                """
+                CREATE TABLE \(quoted("container_grants")) (
+                    "role" VARCHAR(64) NOT NULL,
+                    "container" VARCHAR(63) NOT NULL,
+                    "action" VARCHAR(16) NOT NULL,
+                    PRIMARY KEY ("role", "container", "action")
+                )
+                """,
+            ]),
+        ]
+    }
+}

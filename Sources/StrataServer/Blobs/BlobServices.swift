@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import StrataCore
+
+/// Everything the blob endpoints need, built once per server.
+struct BlobServices: Sendable {
+    let catalog: BlobCatalog
+    let store: any BlobStore
+    let authorizer: BlobAuthorizer
+    /// The largest blob accepted, in bytes; larger uploads are answered 413.
+    let maxBlobSize: Int64
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Leftovers younger than this are left alone by the sweep at start: another upload may be
+    /// writing them (a temporary file's time is that of its last write).
+    static let sweepAge: Duration = .seconds(3600)
+
+    /// Prepares the store and removes what interrupted uploads left behind. Runs after the system
+    /// database is migrated.
+    func start() async throws {
+        try await store.prepare()
+        let removed = try await store.sweep(referenced: try await catalog.referencedObjects(), olderThan: Self.sweepAge)
+        if removed > 0 {
+            logger.info("Removed leftovers of interrupted blob uploads", metadata: ["files": "\(removed)"])
+        }
+    }
+
+    /// Milliseconds since 1970, the catalog's time.
+    var nowMilliseconds: Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+extension BlobServices {
+    /// The container of a request; 404 when there is none.
+    func requireContainer(_ name: String) async throws -> BlobContainer {
+        guard let container = try await catalog.container(name) else {
+            throw ODataError.notFound("There is no container named '\(name)'.")
+        }
+        return container
+    }
+
+    /// The container of a request once the caller may do `action` in it: 404, 401 or 403 otherwise.
+    func container(_ name: String, for action: BlobAction, principal: Principal?) async throws -> BlobContainer {
+        let container = try await requireContainer(name)
+        try await authorizer.authorize(action, in: container, principal: principal)
+        return container
+    }
+}
+
+extension ODataError {
+    static func blobNotFound(_ name: String, container: String) -> ODataError {
+        ODataError(status: 404, code: "BlobNotFound", message: "The container \(container) has no blob named '\(name)'.")
+    }
+}

@@ -1,0 +1,80 @@
+import Hummingbird
+import StrataCore
+
+/// `POST /{service}/$sql`: a query in Strata's client SQL dialect, answered as a compact table.
+///
+/// The text is parsed and checked by StrataCore (``ClientSQL``) against the service's catalog and
+/// the request's parameters; anything outside the dialect is a 400 and nothing reaches the
+/// database. The caller must be allowed to read every table the query names (403 otherwise), and
+/// each table reference is replaced by a `SELECT` of that table narrowed by the caller's row
+/// filter, rendered into the statement's own binder. The checked statement is then written anew for
+/// the service's database with every value bound.
+struct SQLQueryOperation: Sendable {
+    let call: ODataCall
+    let body: [UInt8]
+
+    static let shape = #"{"sql":"SELECT …","parameters":{"name":value}}"#
+
+    func respond() async throws -> Response {
+        try DataTableBody.require(call, body: body, endpoint: "$sql", shape: Self.shape)
+        let request: DataTableQuery
+        do {
+            request = try DataTableQuery(json: body)
+        } catch {
+            throw error.odataError
+        }
+        let model = call.service.model
+        let checked = try ClientSQL.check(request.sql, catalog: SQLCatalog(model: model), parameters: request.parameters)
+        let sources = try await tableSources(checked)
+        let storage = call.service.storage
+        let emitted = try checked.emit(for: call.service.dialect == .postgres ? .postgres : .sqlite) { table, binder throws(ODataError) in
+            guard let source = sources[table.table] else { return nil }
+            var query = SelectQuery(items: source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: $0.name), alias: nil) },
+                                    from: storage.table(source.set.name), alias: "s")
+            if let filter = source.filter {
+                query.filter(RowFilterSQL(storage: storage).condition(filter, alias: "s", set: source.set, type: source.type))
+            }
+            return SQLRenderer.render(query, into: &binder)
+        }
+        // One row past the limit tells a result that is too large from one that just fits. The limit
+        // is the server's own number, not request input.
+        let limit = call.runtime.configuration.sqlRowLimit
+        let statement = SQLStatement("SELECT * FROM (" + emitted.sql + ") AS \"q\" LIMIT \(limit + 1)", binds: emitted.binds)
+        let types: [EDMPrimitiveType?] = checked.columns.map(\.type)
+        let result = try await call.service.database.read { connection in
+            try await connection.query(statement, types: types)
+        }
+        guard result.rows.count <= limit else {
+            throw ODataError.badRequest("The query returns more than \(limit) rows; add LIMIT and OFFSET to read it in parts, or read whole tables through $tables, which streams.")
+        }
+        let described = TableFields.fields(for: checked, model: model)
+        let table = CompactTable(name: described.name, fields: described.fields, rows: result.rows)
+        return ODataResponse.json(table.jsonBytes, version: nil, headRequest: call.isHead)
+    }
+
+    /// A catalog table as the query reads it: the table, and the row filter the caller is held to.
+    struct Source: Sendable {
+        var set: EntitySet
+        var type: EntityType
+        var filter: BoundExpression?
+    }
+
+    /// Asks the access policy about every table the query reads (throwing its 401 or 403), and
+    /// decides for each whether it needs a narrowing `SELECT`: when the caller has a row filter,
+    /// and always on PostgreSQL, where a service's tables live in its own schema.
+    private func tableSources(_ checked: SQLCheckedStatement) async throws -> [String: Source] {
+        let model = call.service.model
+        var sources: [String: Source] = [:]
+        var asked = Set<String>()
+        for reference in checked.tables where asked.insert(reference.table).inserted {
+            guard let set = model.entitySet(named: reference.table) else {
+                throw ODataError.badRequest("The table \(reference.table) is not available.")
+            }
+            let access = try await call.authorize(.read, set.name)
+            if access.filter != nil || call.service.storage.schema != nil {
+                sources[set.name] = Source(set: set, type: model.entityType(of: set), filter: access.filter)
+            }
+        }
+        return sources
+    }
+}

@@ -1,0 +1,88 @@
+import StrataCore
+
+/// Per-service settings kept in the system database.
+public struct ServiceSettings: Sendable, Hashable {
+    /// The schema namespace of the service's types (`edmexampleModel`); the service name when nil.
+    public var namespace: String?
+    public var title: String?
+    /// PUT, MERGE, PATCH and DELETE must carry `If-Match` (428 otherwise).
+    public var requireIfMatch = false
+    /// Rows per response before a `__next` link; the server's `--page-size` when nil.
+    public var pageSize: Int?
+
+    public init(namespace: String? = nil, title: String? = nil, requireIfMatch: Bool = false, pageSize: Int? = nil) {
+        self.namespace = namespace
+        self.title = title
+        self.requireIfMatch = requireIfMatch
+        self.pageSize = pageSize
+    }
+}
+
+/// The `service_settings` table: one row per service that has settings; a service without one
+/// uses the defaults.
+extension SystemDatabase {
+    var serviceSettingsMigrations: [SystemMigration] {
+        [
+            SystemMigration(id: "services.1", statements: [
+                """
+                CREATE TABLE \(quoted("service_settings")) (
+                    "service" VARCHAR(128) NOT NULL PRIMARY KEY,
+                    "namespace" VARCHAR(128),
+                    "title" VARCHAR(256)
+                )
+                """,
+            ]),
+        ]
+    }
+
+    /// Added after the writes' column, so it is listed after `writes.1`.
+    var pageSizeMigrations: [SystemMigration] {
+        [SystemMigration(id: "services.2", statements: ["ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"page_size\" INTEGER"])]
+    }
+
+    func serviceSettings() async throws -> [String: ServiceSettings] {
+        try await database.read { connection in try await serviceSettings(connection) }
+    }
+
+    private func serviceSettings(_ connection: any DatabaseConnection) async throws -> [String: ServiceSettings] {
+        let rows = try await connection.query(
+            SQLStatement("SELECT \"service\", \"namespace\", \"title\", \"require_if_match\", \"page_size\" FROM \(quoted("service_settings"))"),
+            types: [.string, .string, .string, .boolean, .int64])
+        var settings: [String: ServiceSettings] = [:]
+        for row in rows.rows {
+            guard let service = row[0].stringValue else { continue }
+            var pageSize: Int?
+            if case .int64(let size) = row[4] { pageSize = Int(size) }
+            settings[service] = ServiceSettings(namespace: row[1].stringValue, title: row[2].stringValue,
+                                                requireIfMatch: row[3] == .boolean(true), pageSize: pageSize)
+        }
+        return settings
+    }
+
+    func saveServiceSettings(_ service: String, _ settings: ServiceSettings) async throws {
+        try await database.transaction { connection in try await save(service, settings, connection) }
+    }
+
+    /// Changes one service's settings in one transaction, starting from its current ones.
+    @discardableResult
+    func updateServiceSettings(_ service: String, _ change: @escaping @Sendable (inout ServiceSettings) -> Void) async throws -> ServiceSettings {
+        try await database.transaction { connection in
+            var settings = try await serviceSettings(connection)[service] ?? ServiceSettings()
+            change(&settings)
+            try await save(service, settings, connection)
+            return settings
+        }
+    }
+
+    private func save(_ service: String, _ settings: ServiceSettings, _ connection: any DatabaseConnection) async throws {
+        try await connection.execute(SQLStatement(
+            "DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(dialect.placeholder(1))", binds: [.string(service)]))
+        try await connection.execute(SQLStatement(
+            """
+            INSERT INTO \(quoted("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size") \
+            VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)), \(dialect.placeholder(4)), \(dialect.placeholder(5)))
+            """,
+            binds: [.string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
+                    .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null]))
+    }
+}
