@@ -2,6 +2,9 @@ import Foundation
 import NIOCore
 import NIOPosix
 #if canImport(Glibc)
+// In whole-module (release) builds the importer finds `stat` and `st_size` in CoreFoundation's module,
+// and MemberImportVisibility then wants that module imported as well.
+import CoreFoundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

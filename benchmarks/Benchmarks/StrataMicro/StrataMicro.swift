@@ -16,7 +16,8 @@ import StrataServer
 //   its EDM type (ODataJSON.decode): the client's side of a page. 5,000 values per iteration.
 // - "Client Codable decode 1000 rows": the same page decoded into `[Person]` (a Codable struct) with
 //   StrataClient's ODataDecoder, as an app does. 5,000 values per iteration; the target's number.
-// - DataTable decode (issue 8) is added once `DataTable` is on main; until then the report says n/a.
+// - "Client DataTable decode 1000 rows": the same 1,000 rows as a `$tables` response (the compact
+//   form: field definitions, rows as arrays) decoded into a StrataClient `DataTable`. 5,000 values.
 // - "Request GET Person(1)" / "Request GET Person?$top=100": one request through Strata's whole
 //   responder in process (router, endpoint, SQLite, serialization) on the demo data, without sockets;
 //   mallocCountTotal per iteration is the allocations per request.
@@ -86,6 +87,20 @@ let benchmarks: @Sendable () -> Void = {
             let people = try decoder.decode([DecodedPerson].self, from: page)
             guard people.count == rowsPerDecode else { fatalError("decoded \(people.count) people") }
             blackHole(people)
+        }
+    }
+
+    Benchmark("Client DataTable decode 1000 rows") { benchmark in
+        let fields = CarDealerModel.person.properties.map {
+            DataTableField(name: $0.name, type: $0.type, size: $0.maxLength, required: !$0.isNullable,
+                           key: $0.name == "personID", readOnly: $0.isServerGenerated, serverGenerated: $0.isServerGenerated)
+        }
+        let table = CompactTable(name: "Person", fields: fields, rows: CarDealerModel.personRows(rowsPerDecode))
+        let document = CompactTable.documentBytes([table])
+        for _ in benchmark.scaledIterations {
+            let tables = try CompactTable.decode(document).map(DataTable.init)
+            guard tables.first?.rows.count == rowsPerDecode else { fatalError("decoded \(tables.first?.rows.count ?? 0) rows") }
+            blackHole(tables)
         }
     }
 
