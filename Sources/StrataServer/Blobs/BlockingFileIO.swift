@@ -2,9 +2,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 #if canImport(Glibc)
-// In whole-module (release) builds the importer finds `stat` and `st_size` in CoreFoundation's module,
-// and MemberImportVisibility then wants that module imported as well.
-import CoreFoundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -80,9 +77,12 @@ enum BlockingFileIO {
     }
 
     static func size(_ descriptor: Int32) throws -> Int64 {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw error("reading the size") }
-        return Int64(status.st_size)
+        // lseek rather than fstat: `struct stat` belongs to whichever C module read <sys/stat.h> first
+        // (CoreFoundation in release builds, CDispatch or Glibc in others), and MemberImportVisibility
+        // then refuses its members in some builds. Reads use pread, so the file position does not matter.
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw error("reading the size") }
+        return Int64(end)
     }
 
     /// Flushes a file's data to the disk: a stored object must survive a power cut once its row
