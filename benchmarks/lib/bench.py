@@ -349,6 +349,7 @@ def measure_wrk(scenario, target):
         "p99_ms": median_of(runs, "p99_ms"),
         "cpu_us_per_request": median_of(runs, "cpu_us_per_request"),
         "errors": sum(r["errors"] for r in runs),
+        "requests": sum(r["requests"] for r in runs),
         "runs": [r["rps"] for r in runs],
     }
     raw = [r.get("raw") for r in runs if r.get("raw")]
@@ -634,6 +635,9 @@ def main_value(scenario, result):
     if result is None:
         return None
     if scenario["kind"] == "wrk":
+        # A rate of mostly failed requests measures nothing (the failures are listed below the table).
+        if result.get("errors") and result["errors"] * 2 >= (result.get("requests") or result["errors"]):
+            return None
         return result.get("rps")
     if scenario["kind"] == "stream":
         return result.get("rows_per_s")
