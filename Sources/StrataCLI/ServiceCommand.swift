@@ -14,6 +14,11 @@ struct ServiceCommand: AsyncParsableCommand {
             """,
         subcommands: [List.self, Set.self])
 
+    /// `page size 200, If-Match required`, as both subcommands show a service's settings.
+    static func describe(_ settings: ServiceSettings) -> String {
+        "page size \(settings.pageSize.map(String.init) ?? "server default"), If-Match \(settings.requireIfMatch ? "required" : "optional")"
+    }
+
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the services that have settings.")
         @OptionGroup var storage: StorageOptions
@@ -22,8 +27,7 @@ struct ServiceCommand: AsyncParsableCommand {
             let settings = try await storage.administer { try await $0.serviceSettings() }
             if settings.isEmpty { print("No service has settings; all use the defaults.") }
             for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
-                let pageSize = value.pageSize.map(String.init) ?? "server default"
-                print("\(name)\tpage size \(pageSize)\tIf-Match \(value.requireIfMatch ? "required" : "optional")")
+                print("\(name)\t\(ServiceCommand.describe(value))")
             }
         }
     }
@@ -64,7 +68,7 @@ struct ServiceCommand: AsyncParsableCommand {
             let result = try await storage.administer { [name, setting, requireIfMatch] in
                 try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch)
             }
-            print("\(name): page size \(result.pageSize.map(String.init) ?? "server default"), If-Match \(result.requireIfMatch ? "required" : "optional"). A running server applies it at its next start.")
+            print("\(name): \(ServiceCommand.describe(result)). A running server applies it at its next start.")
         }
     }
 }
