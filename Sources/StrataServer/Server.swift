@@ -1,6 +1,5 @@
 import StrataCore
 import Hummingbird
-import SQLiteNIO
 import PostgresNIO
 import JWTKit
 import HummingbirdBcrypt

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The metrics one server exposes at `/metrics`, in its own Prometheus registry (not the process-wide
 /// `MetricsSystem`, so several servers in one test process count separately).
@@ -8,6 +9,20 @@ final class StrataMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let sqlStatements: CoreMetrics.Counter
+    /// One counter and timer per route, method and status, made on first use: making them asks the
+    /// registry under its lock and builds label text, which cost more than the increment itself.
+    private let requestSeries = Mutex<[RequestSeriesKey: RequestSeries]>([:])
+
+    private struct RequestSeriesKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    private struct RequestSeries {
+        var count: CoreMetrics.Counter
+        var duration: CoreMetrics.Timer
+    }
 
     init() {
         let registry = PrometheusCollectorRegistry()
@@ -29,10 +44,18 @@ final class StrataMetrics: Sendable {
 
     /// Records one HTTP request by route (a low-cardinality name such as `odata.collection`), method and status.
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        CoreMetrics.Counter(label: "strata_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        CoreMetrics.Timer(label: "strata_http_request_duration_seconds", dimensions: dimensions, factory: factory)
-            .recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        let key = RequestSeriesKey(route: route, method: method, status: status)
+        let series = requestSeries.withLock { known in
+            if let series = known[key] { return series }
+            let dimensions = [("route", route), ("method", method), ("status", String(status))]
+            let series = RequestSeries(
+                count: CoreMetrics.Counter(label: "strata_http_requests_total", dimensions: dimensions, factory: factory),
+                duration: CoreMetrics.Timer(label: "strata_http_request_duration_seconds", dimensions: dimensions, factory: factory))
+            known[key] = series
+            return series
+        }
+        series.count.increment()
+        series.duration.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// The Prometheus text exposition of every metric.

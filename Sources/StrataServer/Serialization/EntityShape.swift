@@ -29,7 +29,7 @@ struct EntityShape: Sendable {
         self.keyPositions = type.keyNames.map { key in properties.firstIndex { $0.name == key }! }
         self.navigations = navigations ?? type.navigationProperties.map { ($0, nil) }
         self.typeName = type.qualifiedName
-        self.memberNames = properties.map { Array(JSONMemberName.quoted($0.name).utf8) }
+        self.memberNames = properties.map { JSONMemberName.quoted($0.name) }
         self.etagPositions = EntityTag.positions(of: type, in: properties)
     }
 
@@ -41,15 +41,10 @@ struct EntityShape: Sendable {
 }
 
 enum JSONMemberName {
-    /// `"name":` as JSON text.
-    static func quoted(_ name: String) -> String {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key(name)
-        writer.null()
-        writer.endObject()
-        let text = String(decoding: writer.bytes, as: UTF8.self)
-        // `{"name":null}` → `"name":`
-        return String(text.dropFirst().dropLast(5))
+    /// `"name":` as JSON bytes.
+    static func quoted(_ name: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: name.utf8.count + 3)
+        writer.string(name)
+        return writer.bytes + [UInt8(ascii: ":")]
     }
 }

@@ -5,10 +5,14 @@ import StrataCore
 struct SQLStatement: Sendable, CustomStringConvertible {
     var sql: String
     var binds: [ODataValue]
+    /// The statement reads at most one row, found through a key or unique index, so it is cheap
+    /// enough to run on the calling thread (see `SQLiteSession`).
+    var isKeyLookup: Bool
 
-    init(_ sql: String, binds: [ODataValue] = []) {
+    init(_ sql: String, binds: [ODataValue] = [], isKeyLookup: Bool = false) {
         self.sql = sql
         self.binds = binds
+        self.isKeyLookup = isKeyLookup
     }
 
     /// The SQL text only: bound values may be personal data and never go to logs.

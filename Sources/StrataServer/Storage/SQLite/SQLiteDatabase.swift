@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import SQLiteNIO
+import NIOPosix
 import StrataCore
 
 /// A SQLite database file with a pool of reader connections and one writer.
@@ -12,63 +12,62 @@ import StrataCore
 final class SQLiteDatabase: Database {
     let dialect = SQLDialect.sqlite
     let path: String
-    private let readers: ConnectionPool<SQLiteConnection>
-    private let writer: ConnectionPool<SQLiteConnection>
+    private let readers: SQLiteHandlePool
+    private let writer: SQLiteHandlePool
     private let counter: StatementCounter
+    private let threadPool: NIOThreadPool
     private let logger: Logger
 
     static func open(path: String, readers: Int = 4, counter: StatementCounter = .none, logger: Logger) async throws -> SQLiteDatabase {
-        let writerConnection = try await openConnection(path: path, logger: logger)
-        // The writer runs first so that WAL mode is set before readers open the file.
-        var readerConnections: [SQLiteConnection] = []
+        let threadPool = NIOThreadPool.singleton
+        // The writer opens first so that WAL mode is set before readers open the file.
+        let writer = try await threadPool.runIfActive { try openConnection(path: path) }
+        var readerHandles: [SQLiteHandle] = []
         do {
             for _ in 0..<max(1, readers) {
-                readerConnections.append(try await openConnection(path: path, logger: logger))
+                readerHandles.append(try await threadPool.runIfActive { try openConnection(path: path) })
             }
         } catch {
-            try? await writerConnection.close()
-            for connection in readerConnections { try? await connection.close() }
+            writer.close()
+            for handle in readerHandles { handle.close() }
             throw error
         }
-        return SQLiteDatabase(path: path, writer: writerConnection, readers: readerConnections, counter: counter, logger: logger)
+        return SQLiteDatabase(path: path, writer: writer, readers: readerHandles, counter: counter, threadPool: threadPool, logger: logger)
     }
 
-    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], counter: StatementCounter, logger: Logger) {
+    private init(path: String, writer: SQLiteHandle, readers: [SQLiteHandle], counter: StatementCounter,
+                 threadPool: NIOThreadPool, logger: Logger) {
         self.path = path
-        self.writer = ConnectionPool([writer])
-        self.readers = ConnectionPool(readers)
+        self.writer = SQLiteHandlePool([writer])
+        self.readers = SQLiteHandlePool(readers)
         self.counter = counter
+        self.threadPool = threadPool
         self.logger = logger
     }
 
-    private static func openConnection(path: String, logger: Logger) async throws -> SQLiteConnection {
-        let connection: SQLiteConnection
-        do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        } catch {
-            throw StorageError.unavailable("cannot open SQLite database \(path): \(error)")
-        }
+    private static func openConnection(path: String) throws -> SQLiteHandle {
+        let handle = try SQLiteHandle(path: path)
         do {
             for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
                            "PRAGMA busy_timeout=10000"] {
-                _ = try await connection.query(pragma)
+                _ = try handle.query(SQLStatement(pragma), types: [])
             }
         } catch {
-            try? await connection.close()
-            throw SQLiteErrorMapping.map(error)
+            handle.close()
+            throw error
         }
-        return connection
+        return handle
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await readers.with { connection in
-            try await body(SQLiteSession(connection: connection, counter: counter))
+        try await readers.with { handle in
+            try await body(SQLiteSession(handle: handle, counter: counter, threadPool: threadPool))
         }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await writer.with { connection in
-            let session = SQLiteSession(connection: connection, counter: counter)
+        try await writer.with { handle in
+            let session = SQLiteSession(handle: handle, counter: counter, threadPool: threadPool)
             try await session.execute(SQLStatement("BEGIN IMMEDIATE"))
             do {
                 let result = try await body(session)
@@ -90,82 +89,36 @@ final class SQLiteDatabase: Database {
     }
 
     func close() async {
-        for connection in await readers.drain() + writer.drain() {
-            do {
-                try await connection.close()
-            } catch {
-                logger.error("Closing a SQLite connection failed", metadata: ["path": .string(path), "error": "\(error)"])
-            }
+        let handles = readers.drain() + writer.drain()
+        _ = try? await threadPool.runIfActive {
+            for handle in handles { handle.close() }
         }
     }
 }
 
 /// One borrowed SQLite connection.
+///
+/// Key lookups (``SQLStatement/isKeyLookup``) run on the caller's thread: they read a few pages that
+/// are almost always cached, faster than handing them to another thread and back. Everything else
+/// (scans, writes, `COMMIT`, which may wait on another process's lock) runs on the NIO thread pool so
+/// that a long statement never holds one of the few threads Swift's cooperative pool has.
 struct SQLiteSession: DatabaseConnection {
-    let connection: SQLiteConnection
+    let handle: SQLiteHandle
     let counter: StatementCounter
+    let threadPool: NIOThreadPool
     var dialect: SQLDialect { .sqlite }
 
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
-        let raw: [SQLiteRow]
-        do {
-            raw = try await connection.query(statement.sql, statement.binds.map(SQLiteValueCoding.encode))
-        } catch {
-            throw SQLiteErrorMapping.map(error)
-        }
-        guard let first = raw.first else { return SQLRows(columns: [], rows: []) }
-        let names = first.columns.map(\.name)
-        var rows: [[ODataValue]] = []
-        rows.reserveCapacity(raw.count)
-        for row in raw {
-            var values: [ODataValue] = []
-            values.reserveCapacity(names.count)
-            for (index, column) in row.columns.enumerated() {
-                let type = index < types.count ? types[index] : nil
-                values.append(try SQLiteValueCoding.decode(column.data, as: type, column: column.name))
-            }
-            rows.append(values)
-        }
-        return SQLRows(columns: names, rows: rows)
+        if statement.isKeyLookup { return try handle.query(statement, types: types) }
+        let handle = handle
+        return try await threadPool.runIfActive { try handle.query(statement, types: types) }
     }
 
     func execute(_ statement: SQLStatement) async throws {
         counter.increment()
-        do {
-            _ = try await connection.query(statement.sql, statement.binds.map(SQLiteValueCoding.encode))
-        } catch {
-            throw SQLiteErrorMapping.map(error)
-        }
+        let handle = handle
+        try await threadPool.runIfActive { try handle.execute(statement) }
     }
 }
 
-/// Turns SQLite errors into storage errors that mean something to clients.
-enum SQLiteErrorMapping {
-    static func map(_ error: any Error) -> any Error {
-        guard let error = error as? SQLiteError else { return error }
-        let message = error.message
-        switch error.reason {
-        case .constraintUniqueFailed, .constraintPrimaryKeyFailed, .constraintUniqueRowIDFailed:
-            return StorageError.uniqueViolation(constraint: nil, table: tableName(in: message), detail: message)
-        case .constraintForeignKeyFailed:
-            return StorageError.foreignKeyViolation(constraint: nil, table: nil, detail: message)
-        case .constraint, .constraintNotNullFailed, .constraintCheckFailed, .constraintTriggerFailed,
-             .constraintStrictDataTypeFailed:
-            return StorageError.constraintViolation(constraint: nil, table: tableName(in: message), detail: message)
-        case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath, .notADatabase, .ioError, .corrupt, .full:
-            return StorageError.unavailable(message)
-        case .interrupt:
-            return StorageError.cancelled
-        default:
-            return StorageError.failed("SQLite: \(error)")
-        }
-    }
-
-    /// SQLite names the column as `Table.column` in constraint messages.
-    private static func tableName(in message: String) -> String? {
-        guard let colon = message.lastIndex(of: ":") else { return nil }
-        let tail = message[message.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        return tail.split(separator: ".").first.map(String.init)
-    }
-}

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import SQLiteNIO
 import StrataCore
 
 /// How OData values are stored in SQLite columns, and read back.
@@ -9,15 +7,15 @@ import StrataCore
 /// timestamps are text `YYYY-MM-DD HH:MM:SS.SSS` (SQLite's own convention, so its date functions
 /// work and text order is time order), booleans are 0/1, GUIDs lowercase text.
 enum SQLiteValueCoding {
-    static func encode(_ value: ODataValue) -> SQLiteData {
+    static func encode(_ value: ODataValue) -> SQLiteValue {
         switch value {
         case .null: return .null
         case .boolean(let b): return .integer(b ? 1 : 0)
-        case .byte(let v): return .integer(SQLiteInt64(v))
-        case .sbyte(let v): return .integer(SQLiteInt64(v))
-        case .int16(let v): return .integer(SQLiteInt64(v))
-        case .int32(let v): return .integer(SQLiteInt64(v))
-        case .int64(let v): return .integer(SQLiteInt64(v))
+        case .byte(let v): return .integer(Int64(v))
+        case .sbyte(let v): return .integer(Int64(v))
+        case .int16(let v): return .integer(Int64(v))
+        case .int32(let v): return .integer(Int64(v))
+        case .int64(let v): return .integer(Int64(v))
         case .decimal(let d):
             // A double keeps SQLite's numeric comparisons working; when it would lose digits, the
             // exact text is stored instead (NUMERIC affinity still compares it as a number).
@@ -30,7 +28,7 @@ enum SQLiteValueCoding {
         case .dateTimeOffset(let d): return .text(d.isoString)
         case .time(let t): return .text(t.clockString)
         case .guid(let g): return .text(g.uuidString.lowercased())
-        case .binary(let data): return .blob(ByteBuffer(bytes: data))
+        case .binary(let data): return .blob(data)
         }
     }
 
@@ -39,7 +37,7 @@ enum SQLiteValueCoding {
         d.formatted(dateTimeSeparator: " ", alwaysFraction: true)
     }
 
-    static func decode(_ data: SQLiteData, as type: EDMPrimitiveType?, column: String) throws -> ODataValue {
+    static func decode(_ data: SQLiteValue, as type: EDMPrimitiveType?, column: String) throws -> ODataValue {
         if case .null = data { return .null }
         guard let type else { return natural(data) }
         func invalid() -> StorageError {
@@ -61,7 +59,7 @@ enum SQLiteValueCoding {
         case .byte, .sbyte, .int16, .int32, .int64:
             let wide: Int64
             switch data {
-            case .integer(let i): wide = Int64(i)
+            case .integer(let i): wide = i
             case .float(let f) where f == f.rounded() && abs(f) < 9.2e18: wide = Int64(f)
             case .text(let t): guard let v = Int64(t) else { throw invalid() }; wide = v
             default: throw invalid()
@@ -69,7 +67,7 @@ enum SQLiteValueCoding {
             return narrowed(wide, to: type)
         case .decimal:
             switch data {
-            case .integer(let i): return .decimal(Decimal(Int64(i)))
+            case .integer(let i): return .decimal(Decimal(i))
             case .float(let f): return .decimal(Decimal(string: String(f)) ?? Decimal(f))
             case .text(let t): guard let d = Decimal(string: t) else { throw invalid() }; return .decimal(d)
             default: throw invalid()
@@ -88,13 +86,13 @@ enum SQLiteValueCoding {
             case .text(let t): return .string(t)
             case .integer(let i): return .string(String(i))
             case .float(let f): return .string(String(f))
-            case .blob(let b): return .string(String(buffer: b))
+            case .blob(let b): return .string(String(decoding: b, as: UTF8.self))
             case .null: return .null
             }
         case .dateTime:
             switch data {
             case .text(let t): guard let d = ODataDateTime.parse(t) else { throw invalid() }; return .dateTime(d)
-            case .integer(let i): return .dateTime(ODataDateTime(microsecondsSince1970: Int64(i) * 1_000_000))
+            case .integer(let i): return .dateTime(ODataDateTime(microsecondsSince1970: i * 1_000_000))
             case .float(let julianDay):
                 // SQLite's REAL timestamps are Julian day numbers.
                 let seconds = (julianDay - 2_440_587.5) * 86_400
@@ -110,28 +108,28 @@ enum SQLiteValueCoding {
         case .guid:
             switch data {
             case .text(let t): guard let g = UUID(uuidString: t) else { throw invalid() }; return .guid(g)
-            case .blob(let b) where b.readableBytes == 16:
-                let bytes = Array(b.readableBytesView)
+            case .blob(let b) where b.count == 16:
+                let bytes = Array(b)
                 return .guid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                          bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
             default: throw invalid()
             }
         case .binary:
             switch data {
-            case .blob(let b): return .binary(Data(b.readableBytesView))
+            case .blob(let b): return .binary(b)
             case .text(let t): return .binary(Data(t.utf8))
             default: throw invalid()
             }
         }
     }
 
-    static func natural(_ data: SQLiteData) -> ODataValue {
+    static func natural(_ data: SQLiteValue) -> ODataValue {
         switch data {
         case .null: return .null
-        case .integer(let i): return .int64(Int64(i))
+        case .integer(let i): return .int64(i)
         case .float(let f): return .double(f)
         case .text(let t): return .string(t)
-        case .blob(let b): return .binary(Data(b.readableBytesView))
+        case .blob(let b): return .binary(b)
         }
     }
 

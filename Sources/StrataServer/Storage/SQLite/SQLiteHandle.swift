@@ -1,0 +1,240 @@
+import Foundation
+import StrataCore
+// The SQLite library that sqlite-nio bundles (its `sqlite_nio_`-prefixed C API). Strata calls it
+// directly: sqlite-nio prepares every statement anew and hands every query to a thread pool and back
+// through an event loop, three thread hops that cost more than a primary-key lookup itself.
+import VaporCSQLite
+
+/// One SQLite connection and its prepared statements.
+///
+/// Statements are prepared once per distinct SQL text and reset after each use; Strata's SQL text is
+/// built from the catalog with every request value bound, so a service's statements repeat and the
+/// cache stays small (it is emptied when it reaches ``statementLimit`` anyway).
+///
+/// `@unchecked Sendable`: a handle is only ever used by one borrower at a time. ``SQLiteDatabase``
+/// keeps handles in a ``SQLiteHandlePool`` that lends each exclusively; the borrower runs statements
+/// either on its own thread or on a thread-pool thread it awaits, never on two threads at once, and
+/// the library itself is built thread-safe (`SQLITE_THREADSAFE=1`, opened `FULLMUTEX`).
+final class SQLiteHandle: @unchecked Sendable {
+    private var connection: OpaquePointer?
+    private var prepared: [String: PreparedStatement] = [:]
+    let path: String
+
+    static let statementLimit = 256
+
+    private struct PreparedStatement {
+        let pointer: OpaquePointer
+        let columns: [String]
+    }
+
+    init(path: String) throws {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "error \(status)"
+            sqlite_nio_sqlite3_close_v2(handle)
+            throw StorageError.unavailable("cannot open SQLite database \(path): \(message)")
+        }
+        connection = handle
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes every statement and closes the connection; later calls fail.
+    func close() {
+        for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement.pointer) }
+        prepared.removeAll()
+        if let connection { sqlite_nio_sqlite3_close_v2(connection) }
+        connection = nil
+    }
+
+    /// Runs a statement and decodes each column as the given type (nil: SQLite's own type).
+    func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) throws -> SQLRows {
+        let prepared = try prepare(statement.sql)
+        defer {
+            sqlite_nio_sqlite3_reset(prepared.pointer)
+            sqlite_nio_sqlite3_clear_bindings(prepared.pointer)
+        }
+        try bind(statement.binds, to: prepared.pointer)
+        let width = prepared.columns.count
+        var rows: [[ODataValue]] = []
+        while try step(prepared.pointer) {
+            var values: [ODataValue] = []
+            values.reserveCapacity(width)
+            for index in 0..<width {
+                let type = index < types.count ? types[index] : nil
+                values.append(try SQLiteValueCoding.decode(column(index, of: prepared.pointer), as: type,
+                                                           column: prepared.columns[index]))
+            }
+            rows.append(values)
+        }
+        return SQLRows(columns: rows.isEmpty ? [] : prepared.columns, rows: rows)
+    }
+
+    /// Runs a statement whose rows are not needed.
+    func execute(_ statement: SQLStatement) throws {
+        let prepared = try prepare(statement.sql)
+        defer {
+            sqlite_nio_sqlite3_reset(prepared.pointer)
+            sqlite_nio_sqlite3_clear_bindings(prepared.pointer)
+        }
+        try bind(statement.binds, to: prepared.pointer)
+        while try step(prepared.pointer) {}
+    }
+
+    // MARK: Statements
+
+    private func prepare(_ sql: String) throws -> PreparedStatement {
+        if let cached = prepared[sql] { return cached }
+        guard let connection else { throw StorageError.unavailable("the SQLite database \(path) is closed") }
+        var pointer: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let status = sql.withCString { text in
+            let status = sqlite_nio_sqlite3_prepare_v3(connection, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
+            // Text after the first statement would be silently ignored: refuse it instead.
+            if status == SQLITE_OK, let tail, tail.pointee != 0,
+               !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" }) {
+                return SQLITE_MISUSE
+            }
+            return status
+        }
+        guard status == SQLITE_OK, let pointer else {
+            let error = status == SQLITE_MISUSE ? StorageError.failed("SQLite: more than one statement in one call")
+                                                : failure(status)
+            sqlite_nio_sqlite3_finalize(pointer)
+            throw error
+        }
+        let count = Int(sqlite_nio_sqlite3_column_count(pointer))
+        let columns = (0..<count).map { index in
+            sqlite_nio_sqlite3_column_name(pointer, Int32(index)).map { String(cString: $0) } ?? ""
+        }
+        let statement = PreparedStatement(pointer: pointer, columns: columns)
+        if prepared.count >= Self.statementLimit {
+            for old in prepared.values { sqlite_nio_sqlite3_finalize(old.pointer) }
+            prepared.removeAll(keepingCapacity: true)
+        }
+        prepared[sql] = statement
+        return statement
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    private func step(_ statement: OpaquePointer) throws -> Bool {
+        switch sqlite_nio_sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let status: throw failure(status)
+        }
+    }
+
+    private func bind(_ values: [ODataValue], to statement: OpaquePointer) throws {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch SQLiteValueCoding.encode(value) {
+            case .null:
+                status = sqlite_nio_sqlite3_bind_null(statement, index)
+            case .integer(let integer):
+                status = sqlite_nio_sqlite3_bind_int64(statement, index, integer)
+            case .float(let double):
+                status = sqlite_nio_sqlite3_bind_double(statement, index, double)
+            case .text(let text):
+                // The explicit length keeps any NUL characters inside the text.
+                status = text.withCString {
+                    sqlite_nio_sqlite3_bind_text64(statement, index, $0, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            case .blob(let data):
+                status = data.withUnsafeBytes { bytes in
+                    sqlite_nio_sqlite3_bind_blob64(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                                   UInt64(bytes.count), Self.transient)
+                }
+            }
+            guard status == SQLITE_OK else { throw failure(status) }
+        }
+    }
+
+    private func column(_ index: Int, of statement: OpaquePointer) -> SQLiteValue {
+        let column = Int32(index)
+        switch sqlite_nio_sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite_nio_sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT:
+            return .float(sqlite_nio_sqlite3_column_double(statement, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite_nio_sqlite3_column_text(statement, column) else { return .text("") }
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+            guard count > 0, let bytes = sqlite_nio_sqlite3_column_blob(statement, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+
+    /// SQLite copies bound text and blobs before the bind call returns (`SQLITE_TRANSIENT`).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    // MARK: Errors
+
+    private func failure(_ status: Int32) -> StorageError {
+        let message = connection.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error \(status)"
+        return SQLiteErrorMapping.map(code: status, message: message)
+    }
+}
+
+/// A value as SQLite stores it.
+enum SQLiteValue: Sendable, Equatable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case float(Double)
+    case text(String)
+    case blob(Data)
+
+    var description: String {
+        switch self {
+        case .null: return "null"
+        case .integer(let value): return String(value)
+        case .float(let value): return String(value)
+        case .text(let value): return "'\(value)'"
+        case .blob(let value): return "a blob of \(value.count) bytes"
+        }
+    }
+}
+
+/// Turns SQLite result codes into storage errors that mean something to clients.
+enum SQLiteErrorMapping {
+    // Extended result codes (sqlite3.h defines them as expressions, which Swift does not import).
+    static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
+    static let unique = SQLITE_CONSTRAINT | (8 << 8)
+    static let rowID = SQLITE_CONSTRAINT | (10 << 8)
+    static let foreignKey = SQLITE_CONSTRAINT | (3 << 8)
+
+    static func map(code: Int32, message: String) -> StorageError {
+        switch code {
+        case unique, primaryKey, rowID:
+            return .uniqueViolation(constraint: nil, table: tableName(in: message), detail: message)
+        case foreignKey:
+            return .foreignKeyViolation(constraint: nil, table: nil, detail: message)
+        case _ where code & 0xff == SQLITE_CONSTRAINT:
+            return .constraintViolation(constraint: nil, table: tableName(in: message), detail: message)
+        case _ where [SQLITE_CANTOPEN, SQLITE_NOTADB, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL].contains(code & 0xff):
+            return .unavailable(message)
+        case SQLITE_INTERRUPT:
+            return .cancelled
+        default:
+            return .failed("SQLite: \(message) (code \(code))")
+        }
+    }
+
+    /// SQLite names the column as `Table.column` in constraint messages.
+    private static func tableName(in message: String) -> String? {
+        guard let colon = message.lastIndex(of: ":") else { return nil }
+        let tail = message[message.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return tail.split(separator: ".").first.map(String.init)
+    }
+}
