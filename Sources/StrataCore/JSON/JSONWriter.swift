@@ -84,6 +84,42 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes a string given as its JSON-escaped content (see ``escape(_:into:)``), followed by
+    /// `suffix`, also escaped: for text built from parts, such as URIs, without joining strings.
+    public mutating func string(escaped content: [UInt8], suffix: [UInt8] = []) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: content)
+        bytes.append(contentsOf: suffix)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` to `output` escaped as the content of a JSON string (without quotes).
+    public static func escape(_ text: String, into output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for i in 0..<utf8.count {
+                let c = utf8[i]
+                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
+                if start < i { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
+                start = i + 1
+                switch c {
+                case UInt8(ascii: "\""): output.append(contentsOf: [92, 34])
+                case UInt8(ascii: "\\"): output.append(contentsOf: [92, 92])
+                case 0x0A: output.append(contentsOf: [92, UInt8(ascii: "n")])
+                case 0x0D: output.append(contentsOf: [92, UInt8(ascii: "r")])
+                case 0x09: output.append(contentsOf: [92, UInt8(ascii: "t")])
+                case 0x08: output.append(contentsOf: [92, UInt8(ascii: "b")])
+                case 0x0C: output.append(contentsOf: [92, UInt8(ascii: "f")])
+                default:
+                    output.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(c >> 4)], hex[Int(c & 0xF)]])
+                }
+            }
+            if start < utf8.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count])) }
+        }
+    }
+
     /// Writes pre-formatted JSON (a number, `true`, a nested document) as it is.
     public mutating func raw(_ json: String) {
         separate()
@@ -104,28 +140,7 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendQuoted(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { utf8 in
-            var start = 0
-            for i in 0..<utf8.count {
-                let c = utf8[i]
-                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-                if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
-                start = i + 1
-                switch c {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-                case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
-                case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
-                case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
-                case 0x08: bytes.append(contentsOf: [92, UInt8(ascii: "b")])
-                case 0x0C: bytes.append(contentsOf: [92, UInt8(ascii: "f")])
-                default:
-                    bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]])
-                }
-            }
-            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count])) }
-        }
+        Self.escape(s, into: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -71,12 +71,46 @@ public struct ODataDateTime: Sendable, Hashable, Comparable {
     /// Parses ISO 8601 date-times: `2009-11-01`, `2009-11-01T00:00`, `2009-11-01T00:00:00.123`,
     /// also with a space instead of `T` and with a trailing `Z` or offset (which is applied).
     public static func parse(_ text: some StringProtocol) -> ODataDateTime? {
+        if let plain = parsePlain(text) { return plain }
         guard let parsed = ISODateTimeParser.parse(String(text)) else { return nil }
         guard let base = ODataDateTime(year: parsed.year, month: parsed.month, day: parsed.day, hour: parsed.hour,
                                        minute: parsed.minute, second: parsed.second, microsecond: parsed.microsecond)
         else { return nil }
         let offset = Int64(parsed.offsetMinutes ?? 0) * 60_000_000
         return ODataDateTime(microsecondsSince1970: base.microsecondsSince1970 - offset)
+    }
+}
+
+extension ODataDateTime {
+    /// `YYYY-MM-DD HH:MM:SS[.ffffff]` (or with `T`), without a zone: the form SQLite columns hold,
+    /// read once per row of a streamed collection. Nil for anything else, which the full parser reads.
+    static func parsePlain(_ text: some StringProtocol) -> ODataDateTime? {
+        var text = String(text)
+        return text.withUTF8 { utf8 -> ODataDateTime? in
+            guard utf8.count >= 19, utf8.count <= 26, utf8.count != 20,
+                  utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"),
+                  utf8[10] == UInt8(ascii: " ") || utf8[10] == UInt8(ascii: "T"),
+                  utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":") else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = Int(utf8[index]) - 48
+                    guard digit >= 0, digit <= 9 else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+                  let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+            var microsecond = 0
+            if utf8.count > 19 {
+                guard utf8[19] == UInt8(ascii: "."), let fraction = number(20..<utf8.count) else { return nil }
+                microsecond = fraction
+                for _ in 0..<(26 - utf8.count) { microsecond *= 10 }
+            }
+            return ODataDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                                 microsecond: microsecond)
+        }
     }
 }
 

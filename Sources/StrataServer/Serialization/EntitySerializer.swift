@@ -17,31 +17,33 @@ struct EntitySerializer: Sendable {
     static let deferredKey = Array(#""__deferred":"#.utf8)
 
     func write(_ row: EntityRow, shape: EntityShape, into writer: inout JSONWriter) {
-        let uri = serviceRoot + shape.relativeURI(row.values)
+        var uri: [UInt8] = []
+        uri.reserveCapacity(serviceRoot.utf8.count + 32)
+        shape.appendURI(row.values, root: serviceRoot, into: &uri)
         writer.beginObject()
         writer.key(prepared: Self.metadataKey)
         writer.beginObject()
         writer.key(prepared: Self.uriKey)
-        writer.string(uri)
+        writer.string(escaped: uri)
         writer.key(prepared: Self.typeKey)
         writer.string(shape.typeName)
         if let positions = shape.etagPositions {
             writer.key(prepared: Self.etagKey)
-            writer.string(EntityTag(type: shape.type, values: positions.map { row.values[$0] }).headerValue)
+            writer.string(EntityTag(properties: shape.type.properties, row: row.values, positions: positions).headerValue)
         }
         writer.endObject()
         for index in shape.writtenProperties {
             writer.key(prepared: shape.memberNames[index])
             writeValue(row.values[index], property: shape.properties[index], into: &writer)
         }
-        for (navigation, expansion) in shape.navigations {
-            writer.key(navigation.name)
+        for (index, (navigation, expansion)) in shape.navigations.enumerated() {
+            writer.key(prepared: shape.navigationMemberNames[index])
             guard let expansion else {
                 writer.beginObject()
                 writer.key(prepared: Self.deferredKey)
                 writer.beginObject()
                 writer.key(prepared: Self.uriKey)
-                writer.string(uri + "/" + navigation.name)
+                writer.string(escaped: uri, suffix: shape.navigationPathSuffixes[index])
                 writer.endObject()
                 writer.endObject()
                 continue
