@@ -14,7 +14,8 @@ struct GrantCommand: AsyncParsableCommand {
             row filter in OData $filter syntax, which may use the caller's claims as $claims.<name> \
             (for example: --filter 'ownerId eq $claims.sub', in single quotes so that the shell \
             leaves $claims alone); it applies to every read and write of the table, and claims \
-            compare as strings.
+            compare as strings. A running server on the same data sees new roles on its next \
+            request, and rights and anonymous access within a second.
             """,
         subcommands: [Role.self, Rights.self, Container.self, Anonymous.self, List.self])
 
@@ -125,6 +126,10 @@ struct RevokeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
         abstract: "Take roles from accounts, rights from roles, or read access from anonymous callers.",
+        discussion: """
+            A running server on the same data stops honouring a role on its next request, and a \
+            right or anonymous access within a second.
+            """,
         subcommands: [Role.self, Rights.self, Container.self, Anonymous.self])
 
     struct Role: AsyncParsableCommand {

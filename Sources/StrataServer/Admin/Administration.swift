@@ -5,7 +5,9 @@ import StrataCore
 ///
 /// Both front ends call these, so they check the same things: names, passwords, that services and
 /// tables exist, that row filters bind against their table, that a JWKS document holds usable keys.
-/// Every change is one transaction in the system database; a running server sees it on its next request.
+/// Every change is one transaction in the system database. A server sees changes of accounts,
+/// roles and issuers on its next request; anonymous access and table grants on its next request
+/// when made through its own `/admin`, otherwise within ``AuthSettings/accessSettingsMaxAge``.
 public struct Administration: Sendable {
     let store: AuthStore
     let hasher: PasswordHasher

@@ -10,8 +10,10 @@ import StrataCore
 /// - a grant to one of the caller's roles names the action on that table or on every table.
 ///
 /// Grants without a filter allow every row; otherwise the allowed rows are those any applicable
-/// filter selects (their `or`). Everything is read from the system database on each call, so
-/// changes from the CLI or `/admin` apply to the next request.
+/// filter selects (their `or`). Anonymous access and grants come from the store's in-memory
+/// snapshot (``AccessSettingsCache``), not a statement per call: changes made through this
+/// server's `/admin` apply to the next request, changes made by another process (`strata grant`,
+/// `strata revoke` on the same data) within ``AuthSettings/accessSettingsMaxAge`` (1 s by default).
 struct GrantPolicy: AccessPolicy {
     let store: AuthStore
     let logger: Logger

@@ -6,27 +6,13 @@ extension AuthStore {
     /// The grants of any of `roles` for `action` on `table` of `service` (including every-table grants).
     func grants(service: String, table: String, action: TableAction, roles: Set<String>) async throws -> [TableGrant] {
         guard !roles.isEmpty else { return [] }
-        let sortedRoles = roles.sorted()
-        let rolePlaceholders = system.placeholders(sortedRoles.count, from: 5)
-        let statement = SQLStatement(
-            """
-            SELECT "role", "service", "table_name", "action", "row_filter" FROM \(q("role_grants"))
-            WHERE "service" = \(p(1)) AND "action" = \(p(2)) AND ("table_name" = \(p(3)) OR "table_name" = \(p(4)))
-              AND "role" IN (\(rolePlaceholders))
-            """,
-            binds: [.string(service), .string(action.rawValue), .string(table), .string(Self.every)] + sortedRoles.map(ODataValue.string))
-        let rows = try await database.read { try await $0.query(statement, types: Self.grantTypes) }
-        return rows.rows.compactMap(Self.grant)
+        return try await accessSettings.settings().grants(service: service, table: table, action: action, roles: roles)
     }
 
     /// Whether any of `roles` has any grant in `service`.
     func hasGrants(service: String, roles: Set<String>) async throws -> Bool {
         guard !roles.isEmpty else { return false }
-        let sortedRoles = roles.sorted()
-        let statement = SQLStatement(
-            "SELECT 1 FROM \(q("role_grants")) WHERE \"service\" = \(p(1)) AND \"role\" IN (\(system.placeholders(sortedRoles.count, from: 2)))",
-            binds: [.string(service)] + sortedRoles.map(ODataValue.string))
-        return try await !database.read { try await $0.query(statement) }.rows.isEmpty
+        return try await accessSettings.settings().hasGrants(service: service, roles: roles)
     }
 
     /// Every grant, or those of one service.
@@ -46,6 +32,9 @@ extension AuthStore {
     /// Adds grants, replacing any for the same role, service, table and action (a new filter wins).
     func putGrants(_ grants: [TableGrant]) async throws {
         let table = q("role_grants")
+        // After the commit, so that the next request reads what it wrote; also after a failure,
+        // whose outcome (a commit whose answer was lost) is not known for sure.
+        defer { accessSettings.invalidate() }
         try await database.transaction { connection in
             for grant in grants {
                 let key: [ODataValue] = [.string(grant.role), .string(grant.service), .string(grant.table ?? Self.every),
@@ -76,6 +65,7 @@ extension AuthStore {
         }
         sql += " RETURNING \"role\""
         let statement = SQLStatement(sql, binds: binds)
+        defer { accessSettings.invalidate() }
         let rows = try await database.transaction { try await $0.query(statement) }
         return rows.rows.count
     }
@@ -92,12 +82,7 @@ extension AuthStore {
     // MARK: Anonymous access
 
     func anonymousAccess(_ service: String) async throws -> AnonymousAccess {
-        let rows = try await database.read { connection in
-            try await connection.query(SQLStatement(
-                "SELECT \"anonymous\" FROM \(q("service_access")) WHERE \"service\" = \(p(1))", binds: [.string(service)]),
-                types: [.string])
-        }
-        return rows.rows.first?[0].stringValue.flatMap(AnonymousAccess.init(rawValue:)) ?? .none
+        try await accessSettings.settings().anonymousAccess(service)
     }
 
     /// Every service with a stored setting.
@@ -105,25 +90,44 @@ extension AuthStore {
         let rows = try await database.read { connection in
             try await connection.query(SQLStatement("SELECT \"service\", \"anonymous\" FROM \(q("service_access"))"), types: [.string, .string])
         }
-        var result: [String: AnonymousAccess] = [:]
-        for row in rows.rows {
-            if let service = row[0].stringValue, let access = row[1].stringValue.flatMap(AnonymousAccess.init(rawValue:)) {
-                result[service] = access
-            }
-        }
-        return result
+        return Self.anonymousSettings(rows.rows)
     }
 
     func setAnonymousAccess(_ service: String, _ access: AnonymousAccess) async throws {
+        defer { accessSettings.invalidate() }
         try await database.transaction { connection in
             try await setAnonymousAccess(service, access, connection)
         }
     }
 
+    /// Part of a caller's transaction: the caller invalidates ``accessSettings`` once it commits.
     func setAnonymousAccess(_ service: String, _ access: AnonymousAccess, _ connection: any DatabaseConnection) async throws {
         let table = q("service_access")
         try await connection.execute(SQLStatement("DELETE FROM \(table) WHERE \"service\" = \(p(1))", binds: [.string(service)]))
         try await connection.execute(SQLStatement(
             "INSERT INTO \(table) (\"service\", \"anonymous\") VALUES (\(p(1)), \(p(2)))", binds: [.string(service), .string(access.rawValue)]))
+    }
+
+    // MARK: Snapshot
+
+    /// Both tables in one read, for ``AccessSettingsCache``.
+    static func readAccessSettings(_ system: SystemDatabase) async throws -> AccessSettings {
+        let grantsStatement = SQLStatement(
+            "SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(system.quoted("role_grants"))")
+        let accessStatement = SQLStatement("SELECT \"service\", \"anonymous\" FROM \(system.quoted("service_access"))")
+        let (grants, access) = try await system.database.read { connection in
+            (try await connection.query(grantsStatement, types: grantTypes), try await connection.query(accessStatement, types: [.string, .string]))
+        }
+        return AccessSettings(anonymous: anonymousSettings(access.rows), grants: grants.rows.compactMap(grant))
+    }
+
+    private static func anonymousSettings(_ rows: [[ODataValue]]) -> [String: AnonymousAccess] {
+        var result: [String: AnonymousAccess] = [:]
+        for row in rows {
+            if let service = row[0].stringValue, let access = row[1].stringValue.flatMap(AnonymousAccess.init(rawValue:)) {
+                result[service] = access
+            }
+        }
+        return result
     }
 }

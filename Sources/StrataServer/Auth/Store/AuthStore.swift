@@ -3,10 +3,22 @@ import StrataCore
 
 /// Reads and writes the account tables of the system database (see `SystemDatabase+Accounts.swift`).
 ///
-/// Nothing here is cached: the server asks on every request, so changes made by `strata user …`
-/// in another process (or over `/admin`) apply to the next request. Every value is a bound parameter.
+/// Accounts, roles, sessions and issuers are not cached: the server asks on every request, so
+/// changes made by `strata user …` in another process (or over `/admin`) apply to the next request.
+/// Anonymous access and table grants are answered from ``accessSettings`` instead (see
+/// ``AccessSettingsCache`` for when changes apply). Every value is a bound parameter.
 struct AuthStore: Sendable {
     let system: SystemDatabase
+    /// Shared by every copy of the store, so that a write through any of them is seen by all.
+    let accessSettings: AccessSettingsCache
+
+    /// `accessSettingsMaxAge` bounds how long changes made by another process take to apply.
+    init(system: SystemDatabase, accessSettingsMaxAge: Duration = .seconds(1)) {
+        self.system = system
+        self.accessSettings = AccessSettingsCache(maxAge: accessSettingsMaxAge) {
+            try await Self.readAccessSettings(system)
+        }
+    }
 
     var database: any Database { system.database }
     var dialect: SQLDialect { system.dialect }

@@ -1,0 +1,143 @@
+import NIOConcurrencyHelpers
+import StrataCore
+
+/// The whole of `service_access` and `role_grants` as read at one moment: what every table action
+/// and service check asks about anonymous access and grants. Both tables hold a handful of rows per
+/// service and role, so holding them all costs less than one statement per request.
+struct AccessSettings: Sendable {
+    /// Services with a stored setting; a service without one allows nothing anonymously.
+    var anonymous: [String: AnonymousAccess]
+    /// Grants per service, in a fixed order (role, then table) so that combined filters do not
+    /// depend on the order rows happened to come back in.
+    var grantsByService: [String: [TableGrant]]
+
+    init(anonymous: [String: AnonymousAccess], grants: [TableGrant]) {
+        self.anonymous = anonymous
+        var byService: [String: [TableGrant]] = [:]
+        for grant in grants {
+            byService[grant.service, default: []].append(grant)
+        }
+        self.grantsByService = byService.mapValues { list in
+            list.sorted { ($0.role, $0.table ?? AuthStore.every, $0.action.rawValue) < ($1.role, $1.table ?? AuthStore.every, $1.action.rawValue) }
+        }
+    }
+
+    func anonymousAccess(_ service: String) -> AnonymousAccess {
+        anonymous[service] ?? .none
+    }
+
+    /// The grants of any of `roles` for `action` on `table` of `service`, every-table grants included.
+    func grants(service: String, table: String, action: TableAction, roles: Set<String>) -> [TableGrant] {
+        guard !roles.isEmpty, let grants = grantsByService[service] else { return [] }
+        return grants.filter { grant in
+            grant.action == action && (grant.table == nil || grant.table == table) && roles.contains(grant.role)
+        }
+    }
+
+    /// Whether any of `roles` has any grant in `service`.
+    func hasGrants(service: String, roles: Set<String>) -> Bool {
+        guard !roles.isEmpty, let grants = grantsByService[service] else { return false }
+        return grants.contains { roles.contains($0.role) }
+    }
+}
+
+/// The server's copy of ``AccessSettings``, so that authorizing a request costs a lock and a clock
+/// read instead of a statement on the system database.
+///
+/// Two rules bound how stale an answer can be:
+/// - Writes through ``AuthStore`` call ``invalidate()`` once their transaction has committed, so a
+///   change made through this process (`/admin`) applies to the very next request.
+/// - A snapshot is answered from only until `maxAge` after its load began; then the next caller
+///   reloads it. Changes made by another process (`strata grant` on the same data while the server
+///   runs) therefore apply within `maxAge` (one second by default).
+///
+/// Reloads are single-flight: callers that find the snapshot missing or expired wait for the one
+/// load under way. A failed load throws to every caller waiting for it, as the statement did
+/// before; an expired snapshot is never answered from, so after a failure the next caller tries
+/// again rather than getting old answers.
+final class AccessSettingsCache: Sendable {
+    private struct State {
+        /// The last loaded snapshot and the instant it stops being answered from.
+        var current: (settings: AccessSettings, expires: ContinuousClock.Instant)?
+        /// The load under way, which callers join instead of starting their own.
+        var loading: Task<AccessSettings, any Error>?
+        /// Bumped by every invalidation, so that a load that began before a write cannot install
+        /// what it read after the write committed.
+        var generation = 0
+        /// How many loads have run, for tests that prove requests do not each read the tables.
+        var loads = 0
+    }
+
+    private enum Next {
+        case fresh(AccessSettings)
+        case wait(Task<AccessSettings, any Error>)
+    }
+
+    let maxAge: Duration
+    private let clock = ContinuousClock()
+    private let load: @Sendable () async throws -> AccessSettings
+    private let state = NIOLockedValueBox(State())
+
+    init(maxAge: Duration, load: @escaping @Sendable () async throws -> AccessSettings) {
+        self.maxAge = maxAge
+        self.load = load
+    }
+
+    /// A snapshot no older than `maxAge` and loaded after the last invalidation.
+    func settings() async throws -> AccessSettings {
+        let now = clock.now
+        let next = state.withLockedValue { state -> Next in
+            if let current = state.current, now < current.expires { return .fresh(current.settings) }
+            if let loading = state.loading { return .wait(loading) }
+            let generation = state.generation
+            // Unstructured so that one caller's cancellation does not fail the others waiting for it.
+            // Created under the lock: the load's own bookkeeping takes the lock, so it cannot finish
+            // before `loading` is recorded.
+            let task = Task { try await self.reload(generation: generation) }
+            state.loading = task
+            return .wait(task)
+        }
+        switch next {
+        case .fresh(let settings): return settings
+        case .wait(let task): return try await task.value
+        }
+    }
+
+    /// Forgets the snapshot and any load under way; the next caller reads the tables again.
+    func invalidate() {
+        state.withLockedValue { state in
+            state.generation += 1
+            state.current = nil
+            state.loading = nil
+        }
+    }
+
+    /// How many loads have completed (successfully or not) since the cache was made.
+    var loadCount: Int {
+        state.withLockedValue { $0.loads }
+    }
+
+    private func reload(generation: Int) async throws -> AccessSettings {
+        // Age counts from before the read, so a change committed after the read began is at most
+        // `maxAge` from being seen.
+        let started = clock.now
+        let result: Result<AccessSettings, any Error>
+        do {
+            result = .success(try await load())
+        } catch {
+            result = .failure(error)
+        }
+        let maxAge = self.maxAge
+        state.withLockedValue { state in
+            state.loads += 1
+            // After an invalidation, this load's waiters get what it read (they asked before the
+            // write committed), but later callers start a load of their own.
+            guard state.generation == generation else { return }
+            state.loading = nil
+            if case .success(let settings) = result {
+                state.current = (settings, started.advanced(by: maxAge))
+            }
+        }
+        return try result.get()
+    }
+}
