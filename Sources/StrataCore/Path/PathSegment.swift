@@ -36,8 +36,19 @@ public struct PathSegment: Sendable, Hashable {
         return PathSegment(String(name), key: try KeyPredicate.parse(inner))
     }
 
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
     private static func validateName(_ name: Substring) throws(ODataError) {
         guard !name.isEmpty else { throw .badRequest("The URL has an empty path segment.") }
+        // ASCII names, nearly all of them, are checked without Unicode property tables.
+        let first = name.utf8.first!
+        if first != UInt8(ascii: "$") || name.utf8.count > 1,
+           first == UInt8(ascii: "$") || first == UInt8(ascii: "_") || Self.isASCIILetter(first),
+           name.utf8.dropFirst().allSatisfy({ $0 == UInt8(ascii: "_") || Self.isASCIILetter($0) || (0x30...0x39).contains($0) }) {
+            return
+        }
         let valid = name.unicodeScalars.enumerated().allSatisfy { index, scalar in
             scalar == "_" || (scalar == "$" && index == 0) || scalar.properties.isAlphabetic
                 || (index > 0 && scalar.properties.numericType != nil)

@@ -3,10 +3,11 @@ public enum PercentEncoding {
     /// Decodes `%XX` escapes; nil when an escape is malformed or the result is not UTF-8.
     /// With `plusAsSpace` (query strings), `+` means a space as HTML forms write it.
     public static func decode(_ text: some StringProtocol, plusAsSpace: Bool = false) -> String? {
-        let utf8 = Array(text.utf8)
-        guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+        // Most segments and options have nothing to decode: look before copying.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(text)
         }
+        let utf8 = Array(text.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var i = 0

@@ -83,8 +83,11 @@ struct EntityShape: Sendable {
 enum JSONMemberName {
     /// `"name":` as JSON bytes.
     static func quoted(_ name: String) -> [UInt8] {
-        var writer = JSONWriter(capacity: name.utf8.count + 3)
-        writer.string(name)
-        return writer.bytes + [UInt8(ascii: ":")]
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        bytes.reserveCapacity(name.utf8.count + 3)
+        JSONWriter.escape(name, into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        return bytes
     }
 }
