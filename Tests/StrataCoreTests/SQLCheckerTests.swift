@@ -181,7 +181,7 @@ import Testing
         let model = ServiceModel(serviceName: "cardealer", namespace: "demo", containerName: "c", entityTypes: [person],
                                  entitySets: [EntitySet(name: "People", entityTypeName: "Person")], associations: [])
         let catalog = SQLCatalog(model: model)
-        #expect(catalog.tables == [SQLCatalog.Table(name: "People", columns: [.init(name: "personID", type: .int32), .init(name: "firstName", type: .string)])])
+        #expect(catalog.tables == [SQLCatalog.Table(name: "People", columns: [.init(name: "personID", type: .int32, isNullable: false), .init(name: "firstName", type: .string)])])
         #expect(try ClientSQL.check("SELECT firstName FROM People", catalog: catalog).columns == [
             SQLResultColumn(name: "firstName", type: .string, source: .init(table: "People", column: "firstName")),
         ])

@@ -21,14 +21,19 @@ public struct SQLCatalog: Sendable {
         }
     }
 
-    /// A column and its type.
+    /// A column, its type, and whether it may hold NULL.
     public struct Column: Sendable, Hashable {
         public var name: String
         public var type: EDMPrimitiveType
+        /// False for key and NOT NULL columns. The emitter then orders by the column without
+        /// `NULLS FIRST/LAST`, which would keep PostgreSQL from reading the order off an index.
+        /// A catalog that does not know says true, which is always safe.
+        public var isNullable: Bool
 
-        public init(name: String, type: EDMPrimitiveType) {
+        public init(name: String, type: EDMPrimitiveType, isNullable: Bool = true) {
             self.name = name
             self.type = type
+            self.isNullable = isNullable
         }
     }
 
@@ -48,9 +53,14 @@ public struct SQLCatalog: Sendable {
     }
 
     /// One table per entity set, named as the set, with the entity type's properties as columns.
+    /// Key properties count as never null, as they do for OData's own reads.
     public init(model: ServiceModel) {
         self.init(tables: model.entitySets.map { set in
-            Table(name: set.name, columns: model.entityType(of: set).properties.map { Column(name: $0.name, type: $0.type) })
+            let type = model.entityType(of: set)
+            return Table(name: set.name, columns: type.properties.map { property in
+                Column(name: property.name, type: property.type,
+                       isNullable: property.isNullable && !type.keyNames.contains(property.name))
+            })
         })
     }
 

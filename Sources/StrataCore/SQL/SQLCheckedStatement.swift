@@ -38,7 +38,9 @@ public struct SQLCheckedStatement: Sendable, Hashable {
 
         var key: Key
         var descending: Bool
-        var nulls: SQLOrderItem.Nulls
+        /// Where NULLs go; nil when the key is never null, so the placement cannot change the
+        /// result and leaving it out lets PostgreSQL use an index on the column.
+        var nulls: SQLOrderItem.Nulls?
     }
 
     init(

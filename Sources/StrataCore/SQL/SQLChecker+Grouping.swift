@@ -31,7 +31,13 @@ extension SQLCheckContext {
     ) throws(ODataError) -> SQLCheckedStatement.CheckedOrder {
         let nulls = item.nulls ?? (item.descending ? .last : .first)
         func order(_ key: SQLCheckedStatement.CheckedOrder.Key) -> SQLCheckedStatement.CheckedOrder {
-            .init(key: key, descending: item.descending, nulls: nulls)
+            let expression: SQLTypedExpression
+            switch key {
+            case .position(let position): expression = selections[position - 1]
+            case .expression(let typed): expression = typed
+            }
+            // Where NULLs go is said explicitly so both databases agree, but only where a NULL can occur.
+            return .init(key: key, descending: item.descending, nulls: canBeNull(expression) ? nulls : nil)
         }
         if let position = try resultPosition(item.expression, columns: columns) { return order(.position(position)) }
         if case .column(let name) = item.expression.kind, name.qualifier == nil, let index = outputColumn(named: name.name, columns: columns) {
@@ -47,6 +53,15 @@ extension SQLCheckContext {
             throw SQLRefusal.type("ORDER BY cannot order \(type.qualifiedName) values", at: item.expression.location)
         }
         return order(.expression(typed))
+    }
+
+    /// Whether an order key can be null in some result row. Only a bare column is looked at: a key
+    /// or NOT NULL column of a table that is not the optional side of a `LEFT JOIN` never is. Any
+    /// other expression counts as nullable, which costs at most an index on PostgreSQL.
+    private func canBeNull(_ expression: SQLTypedExpression) -> Bool {
+        guard case .column(let index, let name) = expression.node else { return true }
+        let source = sources[index]
+        return source.outerJoined || source.table.columns.first { $0.name == name }?.isNullable ?? true
     }
 
     /// The 1-based position an integer literal names in `GROUP BY 2` or `ORDER BY 2`.

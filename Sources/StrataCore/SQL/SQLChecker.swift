@@ -46,6 +46,10 @@ struct SQLCheckContext {
         var reference: SQLTableReference
         /// The alias, or the table's catalog name matched as if written unquoted.
         var qualifier: SQLIdentifier
+        /// Whether the table is the optional side of a `LEFT JOIN`: a row without a match has NULL
+        /// in every column of it, NOT NULL columns included. Only the joined table can be missing;
+        /// the dialect has no RIGHT or FULL join that could make earlier tables so.
+        var outerJoined: Bool
     }
 
     /// Where an expression sits, which decides what it may contain.
@@ -74,8 +78,8 @@ struct SQLCheckContext {
 
     mutating func check(_ statement: SQLSelectStatement, canRead: (String) -> Bool) throws(ODataError) -> SQLCheckedStatement {
         var joins: [SQLCheckedStatement.CheckedJoin] = []
-        if let from = statement.from { try addSource(from, canRead: canRead) }
-        for join in statement.joins { try addSource(join.table, canRead: canRead) }
+        if let from = statement.from { try addSource(from, outerJoined: false, canRead: canRead) }
+        for join in statement.joins { try addSource(join.table, outerJoined: join.kind == .left, canRead: canRead) }
         for (index, join) in statement.joins.enumerated() {
             // The ON of the n-th join sees the FROM table and the joins up to and including its own.
             let scope = Scope(clause: .on, visibleSources: index + 2)
@@ -107,7 +111,7 @@ struct SQLCheckContext {
 
     // MARK: Tables
 
-    private mutating func addSource(_ name: SQLTableName, canRead: (String) -> Bool) throws(ODataError) {
+    private mutating func addSource(_ name: SQLTableName, outerJoined: Bool, canRead: (String) -> Bool) throws(ODataError) {
         let table: SQLCatalog.Table
         switch catalog.resolveTable(name.name) {
         case .found(let found): table = found
@@ -124,7 +128,7 @@ struct SQLCheckContext {
                                     at: qualifier.location, hint: "give each table its own alias, as in JOIN \(table.name) AS x2")
         }
         let reference = SQLTableReference(table: table.name, alias: "t\(sources.count + 1)", clientName: qualifier.name)
-        sources.append(Source(table: table, reference: reference, qualifier: qualifier))
+        sources.append(Source(table: table, reference: reference, qualifier: qualifier, outerJoined: outerJoined))
     }
 
     private func unknownTable(_ name: SQLIdentifier, canRead: (String) -> Bool) -> ODataError {

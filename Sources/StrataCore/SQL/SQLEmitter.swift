@@ -53,7 +53,7 @@ struct SQLEmitter {
                 case .position(let position): key = String(position)
                 case .expression(let e): key = expression(e, root: true)
                 }
-                keys.append(key + (item.descending ? " DESC " : " ASC ") + item.nulls.rawValue)
+                keys.append(key + (item.descending ? " DESC" : " ASC") + (item.nulls.map { " " + $0.rawValue } ?? ""))
             }
             sql += " ORDER BY " + keys.joined(separator: ", ")
         }

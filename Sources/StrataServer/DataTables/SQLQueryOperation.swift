@@ -26,20 +26,8 @@ struct SQLQueryOperation: Sendable {
         let model = call.service.model
         let checked = try ClientSQL.check(request.sql, catalog: SQLCatalog(model: model), parameters: request.parameters)
         let sources = try await tableSources(checked)
-        let storage = call.service.storage
-        let emitted = try checked.emit(for: call.service.dialect == .postgres ? .postgres : .sqlite) { table, binder throws(ODataError) in
-            guard let source = sources[table.table] else { return nil }
-            var query = SelectQuery(items: source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: $0.name), alias: nil) },
-                                    from: storage.table(source.set.name), alias: "s")
-            if let filter = source.filter {
-                query.filter(RowFilterSQL(storage: storage).condition(filter, alias: "s", set: source.set, type: source.type))
-            }
-            return SQLRenderer.render(query, into: &binder)
-        }
-        // One row past the limit tells a result that is too large from one that just fits. The limit
-        // is the server's own number, not request input.
         let limit = call.runtime.configuration.sqlRowLimit
-        let statement = SQLStatement("SELECT * FROM (" + emitted.sql + ") AS \"q\" LIMIT \(limit + 1)", binds: emitted.binds)
+        let statement = try Self.statement(checked, service: call.service, sources: sources, rowLimit: limit)
         let types: [EDMPrimitiveType?] = checked.columns.map(\.type)
         let result = try await call.service.database.read { connection in
             try await connection.query(statement, types: types)
@@ -52,6 +40,27 @@ struct SQLQueryOperation: Sendable {
         return ODataResponse.json(table.jsonBytes, version: nil, headRequest: call.isHead)
     }
 
+    /// The statement that answers a checked query on a service, reading each table through its
+    /// source (by table name; a table without one is read directly). Kept apart from the request so
+    /// tests can ask the database how it runs exactly this statement.
+    static func statement(
+        _ checked: SQLCheckedStatement, service: ODataService, sources: [String: Source], rowLimit: Int
+    ) throws(ODataError) -> SQLStatement {
+        let storage = service.storage
+        let emitted = try checked.emit(for: service.dialect == .postgres ? .postgres : .sqlite) { table, binder throws(ODataError) in
+            guard let source = sources[table.table] else { return nil }
+            var query = SelectQuery(items: source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: $0.name), alias: nil) },
+                                    from: storage.table(source.set.name), alias: "s")
+            if let filter = source.filter {
+                query.filter(RowFilterSQL(storage: storage).condition(filter, alias: "s", set: source.set, type: source.type))
+            }
+            return SQLRenderer.render(query, into: &binder)
+        }
+        // One row past the limit tells a result that is too large from one that just fits. The limit
+        // is the server's own number, not request input.
+        return SQLStatement("SELECT * FROM (" + emitted.sql + ") AS \"q\" LIMIT \(rowLimit + 1)", binds: emitted.binds)
+    }
+
     /// A catalog table as the query reads it: the table, and the row filter the caller is held to.
     struct Source: Sendable {
         var set: EntitySet
@@ -60,8 +69,7 @@ struct SQLQueryOperation: Sendable {
     }
 
     /// Asks the access policy about every table the query reads (throwing its 401 or 403), and
-    /// decides for each whether it needs a narrowing `SELECT`: when the caller has a row filter,
-    /// and always on PostgreSQL, where a service's tables live in its own schema.
+    /// decides for each whether it needs a narrowing `SELECT` (``source(_:filter:service:)``).
     private func tableSources(_ checked: SQLCheckedStatement) async throws -> [String: Source] {
         let model = call.service.model
         var sources: [String: Source] = [:]
@@ -71,10 +79,15 @@ struct SQLQueryOperation: Sendable {
                 throw ODataError.badRequest("The table \(reference.table) is not available.")
             }
             let access = try await call.authorize(.read, set.name)
-            if access.filter != nil || call.service.storage.schema != nil {
-                sources[set.name] = Source(set: set, type: model.entityType(of: set), filter: access.filter)
-            }
+            sources[set.name] = Self.source(set, filter: access.filter, service: call.service)
         }
         return sources
+    }
+
+    /// How the query reads one table: through a narrowing `SELECT` when the caller has a row filter,
+    /// and always on PostgreSQL, where a service's tables live in its own schema; nil reads it directly.
+    static func source(_ set: EntitySet, filter: BoundExpression?, service: ODataService) -> Source? {
+        guard filter != nil || service.storage.schema != nil else { return nil }
+        return Source(set: set, type: service.model.entityType(of: set), filter: filter)
     }
 }
