@@ -27,7 +27,7 @@ struct CollectionStream: ChunkedBody {
     private var next: String?
     /// The next chunk's rows, already being read while this chunk is written: reading (on the
     /// thread pool) and writing JSON (on the request's task) then overlap on two cores.
-    private var prefetched: (want: Int, rows: Task<[CollectionReader.Row], any Error>)?
+    private var prefetched: Task<[CollectionReader.Row], any Error>?
     /// Rows written so far; an empty first chunk lets the caller check that the parent entity exists.
     private(set) var rowCount = 0
 
@@ -74,15 +74,15 @@ struct CollectionStream: ChunkedBody {
     }
 
     private mutating func readChunk() async throws {
-        let want = [limits.chunkSize, remainingTop ?? .max, remainingPage ?? .max].min()!
+        let want = wanted
         guard want > 0 else {
             finish()
             return
         }
         // One row more than wanted tells whether anything follows.
         let rows: [CollectionReader.Row]
-        if let prefetched, prefetched.want == want {
-            rows = try await prefetched.rows.value
+        if let prefetched {
+            rows = try await prefetched.value
         } else {
             rows = try await reader.fetch(limit: want + 1, offset: offset, after: position)
         }
@@ -93,10 +93,10 @@ struct CollectionStream: ChunkedBody {
         offset = 0
         if let last = used.last { position = last.position }
         let moreRows = rows.count > want
-        let nextWant = [limits.chunkSize, remainingTop ?? .max, remainingPage ?? .max].min()!
+        let nextWant = wanted
         if moreRows, nextWant > 0, let position {
             let reader = reader
-            prefetched = (nextWant, Task { try await reader.fetch(limit: nextWant + 1, offset: 0, after: position) })
+            prefetched = Task { try await reader.fetch(limit: nextWant + 1, offset: 0, after: position) }
         }
         let entities = try await prepare(used.map { EntityRow(values: $0.values) })
         for entity in entities {
@@ -109,6 +109,11 @@ struct CollectionStream: ChunkedBody {
             next = nextLink(position, remainingTop)
             finish()
         }
+    }
+
+    /// Rows the next chunk should hold: a chunk, or fewer when `$top` or the page ends sooner.
+    private var wanted: Int {
+        [limits.chunkSize, remainingTop ?? .max, remainingPage ?? .max].min()!
     }
 
     private mutating func finish() {

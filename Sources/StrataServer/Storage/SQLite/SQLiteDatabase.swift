@@ -50,7 +50,7 @@ final class SQLiteDatabase: Database {
         do {
             for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
                            "PRAGMA busy_timeout=10000"] {
-                _ = try handle.query(SQLStatement(pragma), types: [])
+                try handle.execute(SQLStatement(pragma))
             }
         } catch {
             handle.close()

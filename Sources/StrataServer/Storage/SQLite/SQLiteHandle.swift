@@ -54,36 +54,40 @@ final class SQLiteHandle: @unchecked Sendable {
 
     /// Runs a statement and decodes each column as the given type (nil: SQLite's own type).
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) throws -> SQLRows {
-        let prepared = try prepare(statement.sql)
-        defer {
-            sqlite_nio_sqlite3_reset(prepared.pointer)
-            sqlite_nio_sqlite3_clear_bindings(prepared.pointer)
-        }
-        try bind(statement.binds, to: prepared.pointer)
-        let width = prepared.columns.count
-        var rows: [[ODataValue]] = []
-        while try step(prepared.pointer) {
-            var values: [ODataValue] = []
-            values.reserveCapacity(width)
-            for index in 0..<width {
-                let type = index < types.count ? types[index] : nil
-                values.append(try SQLiteValueCoding.decode(column(index, of: prepared.pointer), as: type,
-                                                           column: prepared.columns[index]))
+        try run(statement) { prepared in
+            let width = prepared.columns.count
+            var rows: [[ODataValue]] = []
+            while try step(prepared.pointer) {
+                var values: [ODataValue] = []
+                values.reserveCapacity(width)
+                for index in 0..<width {
+                    let type = index < types.count ? types[index] : nil
+                    values.append(try SQLiteValueCoding.decode(column(index, of: prepared.pointer), as: type,
+                                                               column: prepared.columns[index]))
+                }
+                rows.append(values)
             }
-            rows.append(values)
+            return SQLRows(columns: rows.isEmpty ? [] : prepared.columns, rows: rows)
         }
-        return SQLRows(columns: rows.isEmpty ? [] : prepared.columns, rows: rows)
     }
 
     /// Runs a statement whose rows are not needed.
     func execute(_ statement: SQLStatement) throws {
+        try run(statement) { prepared in
+            while try step(prepared.pointer) {}
+        }
+    }
+
+    /// Prepares (or takes from the cache) and binds `statement`, lets `body` step it, and resets it
+    /// for its next use whatever happens.
+    private func run<T>(_ statement: SQLStatement, _ body: (PreparedStatement) throws -> T) throws -> T {
         let prepared = try prepare(statement.sql)
         defer {
             sqlite_nio_sqlite3_reset(prepared.pointer)
             sqlite_nio_sqlite3_clear_bindings(prepared.pointer)
         }
         try bind(statement.binds, to: prepared.pointer)
-        while try step(prepared.pointer) {}
+        return try body(prepared)
     }
 
     // MARK: Statements
