@@ -127,8 +127,8 @@ struct RevokeCommand: AsyncParsableCommand {
         commandName: "revoke",
         abstract: "Take roles from accounts, rights from roles, or read access from anonymous callers.",
         discussion: """
-            A running server on the same data stops honouring a role on its next request, and a \
-            right or anonymous access within a second.
+            A running server on the same data stops honouring a role, a right or anonymous \
+            access within a second.
             """,
         subcommands: [Role.self, Rights.self, Container.self, Anonymous.self])
 

@@ -10,7 +10,7 @@ struct UserCommand: AsyncParsableCommand {
         discussion: """
             Accounts live in Strata's system database, beside the services (the same --data or \
             --database as `strata serve`). The commands work while the server runs; changes apply to \
-            its next request. Passwords are read from standard input (--password-stdin), never from \
+            it within a second. Passwords are read from standard input (--password-stdin), never from \
             the command line, and stored as bcrypt hashes.
             """,
         subcommands: [Add.self, List.self, Passwd.self, Remove.self])

@@ -25,7 +25,7 @@ struct AuthAccessSettingsTests {
             try await admin.grant(role: "closer", service: "hockey", table: "Teams", actions: [.read], rowFilter: "city eq 'Toronto'")
 
             // A long maximum age: every load below is one the test caused.
-            let store = AuthStore(system: admin.store.system, accessSettingsMaxAge: .seconds(3600))
+            let store = AuthStore(system: admin.store.system, cacheMaxAge: .seconds(3600))
             #expect(store.accessSettings.loadCount == 0)
             for service in Self.services {
                 #expect(try await store.anonymousAccess(service) == Self.statementAnonymousAccess(store, service))
@@ -66,7 +66,7 @@ struct AuthAccessSettingsTests {
     func staleness(_ backend: Backend) async throws {
         try await Self.withSystem(backend) { admin in
             // `admin` has a store of its own: to `store` it is another process writing the same tables.
-            let store = AuthStore(system: admin.store.system, accessSettingsMaxAge: .seconds(3600))
+            let store = AuthStore(system: admin.store.system, cacheMaxAge: .seconds(3600))
             #expect(try await store.anonymousAccess("hockey") == AnonymousAccess.none)
             try await admin.setAnonymousAccess(.read, service: "hockey")
             try await admin.grant(role: "coach", service: "hockey", table: "Teams", actions: [.read], rowFilter: nil)
@@ -94,7 +94,7 @@ struct AuthAccessSettingsTests {
             #expect(try await store.anonymousAccess("speakeasy") == AnonymousAccess.none)
 
             // With a short maximum age, another writer's change is seen without any write here.
-            let quick = AuthStore(system: admin.store.system, accessSettingsMaxAge: .milliseconds(100))
+            let quick = AuthStore(system: admin.store.system, cacheMaxAge: .milliseconds(100))
             #expect(try await quick.anonymousAccess("cardealer") == .read)
             try await admin.setAnonymousAccess(.none, service: "cardealer")
             let deadline = ContinuousClock.now + .seconds(10)
@@ -109,7 +109,7 @@ struct AuthAccessSettingsTests {
     @Test("Concurrent callers that find the snapshot missing wait for one load", arguments: Backend.allCases)
     func singleFlight(_ backend: Backend) async throws {
         try await Self.withSystem(backend) { admin in
-            let store = AuthStore(system: admin.store.system, accessSettingsMaxAge: .seconds(3600))
+            let store = AuthStore(system: admin.store.system, cacheMaxAge: .seconds(3600))
             for round in 1...3 {
                 store.accessSettings.invalidate()
                 let before = store.accessSettings.loadCount

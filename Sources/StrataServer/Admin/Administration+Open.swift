@@ -10,7 +10,7 @@ extension Administration {
     /// It may run while a server uses the same data: on SQLite both open the files in WAL mode and
     /// write one transaction at a time; on PostgreSQL they are ordinary concurrent clients. The
     /// server reads accounts and roles on every request and reloads anonymous access and grants
-    /// when they are older than `accessSettingsMaxAge` (1 s), so changes apply without a restart.
+    /// when they are older than `cacheMaxAge` (1 s), so changes apply without a restart.
     /// The system tables are created (migrated) first if no server has run yet.
     public static func with<T: Sendable>(
         _ configuration: StrataConfiguration, logger: Logger,
@@ -81,7 +81,7 @@ struct DemoAccounts {
         let hash = try await hasher.hash(password)
         let store = self.store
         let seconds = AuthStore.seconds(now)
-        let created = try await store.database.transaction { connection -> Bool in
+        let created = try await store.write { connection -> Bool in
             let accounts = store.q("accounts")
             for (service, access) in [("cardealer", AnonymousAccess.read), ("speakeasy", .read), ("hockey", .none)] {
                 try await store.setAnonymousAccess(service, access, connection)
@@ -99,8 +99,6 @@ struct DemoAccounts {
             try await store.setState(Self.stateName, String(seconds), connection)
             return existing.rows.isEmpty
         }
-        // The transaction set anonymous access: a snapshot read before it must not be answered from.
-        store.accessSettings.invalidate()
         if created {
             announce("""
                 Demo account created: user "editor", password "\(password)" (role editor).

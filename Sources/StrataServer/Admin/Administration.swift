@@ -7,7 +7,7 @@ import StrataCore
 /// tables exist, that row filters bind against their table, that a JWKS document holds usable keys.
 /// Every change is one transaction in the system database. A server sees changes of accounts,
 /// roles and issuers on its next request; anonymous access and table grants on its next request
-/// when made through its own `/admin`, otherwise within ``AuthSettings/accessSettingsMaxAge``.
+/// when made through its own `/admin`, otherwise within ``AuthSettings/cacheMaxAge``.
 public struct Administration: Sendable {
     let store: AuthStore
     let hasher: PasswordHasher

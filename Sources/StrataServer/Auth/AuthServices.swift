@@ -17,7 +17,7 @@ struct AuthServices: Sendable {
     /// Loads (or creates) the signing key in the data directory and prepares the hasher's dummy hash.
     static func make(settings: AuthSettings, system: SystemDatabase, dataDirectory: String, logger: Logger) async throws -> AuthServices {
         let key = try SigningKey.loadOrCreate(in: dataDirectory, logger: logger)
-        let store = AuthStore(system: system, accessSettingsMaxAge: .seconds(settings.accessSettingsMaxAge))
+        let store = AuthStore(system: system, cacheMaxAge: .seconds(settings.cacheMaxAge))
         let tokens = await LocalTokens(key: key, issuer: settings.tokenIssuer, audience: settings.tokenAudience,
                                        lifetime: settings.accessTokenLifetime)
         let authenticator = Authenticator(

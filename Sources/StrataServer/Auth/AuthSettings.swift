@@ -22,10 +22,12 @@ public struct AuthSettings: Sendable {
     /// How long a successful HTTP Basic check is remembered, so that a client sending the same
     /// credentials on every request does not pay for bcrypt each time. 0 turns the memory off.
     public var basicCredentialMemory: TimeInterval
-    /// How long the server answers anonymous access and table grants from memory before reading
-    /// them again. Changes made through the server's `/admin` apply to the next request; changes
-    /// made by another process on the same data (`strata grant`, `strata revoke`) within this time.
-    public var accessSettingsMaxAge: TimeInterval
+    /// How long the server answers from memory before reading the system database again: anonymous
+    /// access, table grants, and the account, roles and sign-in behind a recently verified access
+    /// token. Changes made through the server (`/admin`, signing out) apply to the next request;
+    /// changes made by another process on the same data (`strata grant`, `strata user remove`)
+    /// within this time.
+    public var cacheMaxAge: TimeInterval
     /// The current time; tests move it to expire tokens and throttling windows.
     public var now: @Sendable () -> Date
     /// Where `--demo` prints the generated password of the `editor` account, once. Standard output,
@@ -42,7 +44,7 @@ public struct AuthSettings: Sendable {
         maxFailuresPerAddress: Int = 20,
         failureWindow: TimeInterval = 15 * 60,
         basicCredentialMemory: TimeInterval = 60,
-        accessSettingsMaxAge: TimeInterval = 1,
+        cacheMaxAge: TimeInterval = 1,
         now: @escaping @Sendable () -> Date = { Date() },
         announce: @escaping @Sendable (String) -> Void = { text in
             FileHandle.standardOutput.write(Data((text + "\n").utf8))
@@ -57,7 +59,7 @@ public struct AuthSettings: Sendable {
         self.maxFailuresPerAddress = maxFailuresPerAddress
         self.failureWindow = failureWindow
         self.basicCredentialMemory = basicCredentialMemory
-        self.accessSettingsMaxAge = accessSettingsMaxAge
+        self.cacheMaxAge = cacheMaxAge
         self.now = now
         self.announce = announce
     }

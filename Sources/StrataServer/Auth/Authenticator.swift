@@ -4,9 +4,11 @@ import StrataCore
 /// Establishes who a caller is: from HTTP Basic credentials, a Strata access token, or a trusted
 /// identity provider's token. Also checks passwords for the token endpoint, with throttling.
 ///
-/// Every request reads what it needs from the system database (account and roles, session,
-/// issuer and rules); nothing that the CLI or `/admin` can change is cached, so a removed account,
-/// a revoked role or a signed-out session stops working on the next request.
+/// A request reads what it needs from the system database (account and roles, session, issuer
+/// and rules), except that the caller of a Strata access token verified in the last second is
+/// taken from ``AuthStore/signIns``: signing out, a new password, a removed account or role
+/// changed through this server stop a token on the next request, the same changes made by the CLI
+/// within ``AuthSettings/cacheMaxAge``.
 struct Authenticator: Sendable {
     let store: AuthStore
     let hasher: PasswordHasher
@@ -40,11 +42,22 @@ struct Authenticator: Sendable {
     }
 
     /// The rest of the header after a scheme, matched without regard to case as HTTP asks.
+    /// Works on UTF-8 bytes: a bearer token is a few hundred characters, and counting or lowercasing
+    /// them as `Character`s on every request cost more than the rest of the check.
     static func credentials(_ header: String, scheme: String) -> String? {
-        guard header.count > scheme.count + 1, header.prefix(scheme.count).lowercased() == scheme.lowercased(),
-              header.dropFirst(scheme.count).first == " " else { return nil }
-        let value = header.dropFirst(scheme.count + 1).trimmingCharacters(in: .whitespaces)
-        return value.isEmpty ? nil : value
+        let bytes = header.utf8
+        var index = bytes.startIndex
+        for expected in scheme.utf8 {
+            // Scheme names are ASCII letters, so setting bit 5 folds case without matching anything else.
+            guard index != bytes.endIndex, bytes[index] | 0x20 == expected | 0x20 else { return nil }
+            index = bytes.index(after: index)
+        }
+        guard index != bytes.endIndex, bytes[index] == UInt8(ascii: " ") else { return nil }
+        var start = bytes.index(after: index), end = bytes.endIndex
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        while start != end, blank(bytes[start]) { start = bytes.index(after: start) }
+        while start != end, blank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return start == end ? nil : String(header[start..<end])
     }
 
     // MARK: Passwords
@@ -98,10 +111,15 @@ struct Authenticator: Sendable {
 
     /// A Strata token, or a token of a trusted issuer presented directly.
     func bearer(_ token: String) async throws -> Principal {
+        let now = self.now
+        if let known = store.signIns.principal(for: token, now: AuthStore.seconds(now)) { return known }
         let parts = try UnverifiedToken(token)
         if parts.issuer == tokens.issuer {
+            let ticket = store.signIns.ticket(for: token)
             let claims = try await tokens.verify(token, now: now)
-            return try await principal(for: claims)
+            let (principal, session) = try await signIn(for: claims)
+            store.signIns.remember(principal, expiresAt: min(claims.exp, session.expiresAt), for: ticket)
+            return principal
         }
         guard let issuerName = parts.issuer, let issuer = try await federation.trusts(issuerName) else {
             throw AuthErrors.invalidToken("The token's issuer is not trusted by this server.")
@@ -112,7 +130,7 @@ struct Authenticator: Sendable {
 
     /// The caller of a verified Strata token: its session must be active, and its account (or, for
     /// an exchanged token, its issuer) must still exist.
-    func principal(for claims: AccessTokenClaims) async throws -> Principal {
+    func signIn(for claims: AccessTokenClaims) async throws -> (principal: Principal, session: StoredSession) {
         guard let sessionID = claims.sid else {
             throw AuthErrors.invalidToken("The token belongs to no sign-in.")
         }
@@ -120,7 +138,7 @@ struct Authenticator: Sendable {
               session.subject == claims.sub else {
             throw AuthErrors.invalidToken("The sign-in this token belongs to has ended.")
         }
-        return try await principal(for: session)
+        return (try await principal(for: session), session)
     }
 
     func principal(for session: StoredSession) async throws -> Principal {

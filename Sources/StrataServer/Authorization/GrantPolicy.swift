@@ -13,7 +13,7 @@ import StrataCore
 /// filter selects (their `or`). Anonymous access and grants come from the store's in-memory
 /// snapshot (``AccessSettingsCache``), not a statement per call: changes made through this
 /// server's `/admin` apply to the next request, changes made by another process (`strata grant`,
-/// `strata revoke` on the same data) within ``AuthSettings/accessSettingsMaxAge`` (1 s by default).
+/// `strata revoke` on the same data) within ``AuthSettings/cacheMaxAge`` (1 s by default).
 struct GrantPolicy: AccessPolicy {
     let store: AuthStore
     let logger: Logger

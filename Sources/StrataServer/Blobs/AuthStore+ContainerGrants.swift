@@ -41,7 +41,7 @@ extension AuthStore {
     func putContainerGrants(_ grants: [ContainerGrant]) async throws {
         let table = q("container_grants")
         let insert = "INSERT INTO \(table) (\"role\", \"container\", \"action\") VALUES (\(system.placeholders(3))) ON CONFLICT DO NOTHING"
-        try await database.transaction { connection in
+        try await write { connection in
             for grant in grants {
                 try await connection.execute(SQLStatement(
                     insert, binds: [.string(grant.role), .string(grant.container ?? Self.every), .string(grant.action.rawValue)]))
@@ -59,6 +59,6 @@ extension AuthStore {
             binds += actions.map { .string($0.rawValue) }
         }
         let statement = SQLStatement(sql + " RETURNING \"role\"", binds: binds)
-        return try await database.transaction { try await $0.query(statement) }.rows.count
+        return try await write { try await $0.query(statement) }.rows.count
     }
 }

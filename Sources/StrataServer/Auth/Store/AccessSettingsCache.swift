@@ -45,7 +45,7 @@ struct AccessSettings: Sendable {
 /// read instead of a statement on the system database.
 ///
 /// Two rules bound how stale an answer can be:
-/// - Writes through ``AuthStore`` call ``invalidate()`` once their transaction has committed, so a
+/// - Writes through ``AuthStore/write(_:)`` call ``invalidate()`` once their transaction has ended, so a
 ///   change made through this process (`/admin`) applies to the very next request.
 /// - A snapshot is answered from only until `maxAge` after its load began; then the next caller
 ///   reloads it. Changes made by another process (`strata grant` on the same data while the server

@@ -32,10 +32,7 @@ extension AuthStore {
     /// Adds grants, replacing any for the same role, service, table and action (a new filter wins).
     func putGrants(_ grants: [TableGrant]) async throws {
         let table = q("role_grants")
-        // After the commit, so that the next request reads what it wrote; also after a failure,
-        // whose outcome (a commit whose answer was lost) is not known for sure.
-        defer { accessSettings.invalidate() }
-        try await database.transaction { connection in
+        try await write { connection in
             for grant in grants {
                 let key: [ODataValue] = [.string(grant.role), .string(grant.service), .string(grant.table ?? Self.every),
                                          .string(grant.action.rawValue)]
@@ -65,8 +62,7 @@ extension AuthStore {
         }
         sql += " RETURNING \"role\""
         let statement = SQLStatement(sql, binds: binds)
-        defer { accessSettings.invalidate() }
-        let rows = try await database.transaction { try await $0.query(statement) }
+        let rows = try await write { try await $0.query(statement) }
         return rows.rows.count
     }
 
@@ -94,13 +90,12 @@ extension AuthStore {
     }
 
     func setAnonymousAccess(_ service: String, _ access: AnonymousAccess) async throws {
-        defer { accessSettings.invalidate() }
-        try await database.transaction { connection in
+        try await write { connection in
             try await setAnonymousAccess(service, access, connection)
         }
     }
 
-    /// Part of a caller's transaction: the caller invalidates ``accessSettings`` once it commits.
+    /// Part of a caller's transaction, which must be a ``write(_:)``.
     func setAnonymousAccess(_ service: String, _ access: AnonymousAccess, _ connection: any DatabaseConnection) async throws {
         let table = q("service_access")
         try await connection.execute(SQLStatement("DELETE FROM \(table) WHERE \"service\" = \(p(1))", binds: [.string(service)]))

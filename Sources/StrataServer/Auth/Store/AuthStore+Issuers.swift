@@ -111,7 +111,7 @@ extension AuthStore {
     /// unless `keepRules` is set.
     func putIssuer(_ issuer: TrustedIssuer, keepRules: Bool, now: Date) async throws {
         let issuers = q("trusted_issuers"), rules = q("issuer_rules")
-        try await database.transaction { connection in
+        try await write { connection in
             let existing = try await connection.query(SQLStatement(
                 "SELECT 1 FROM \(issuers) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer.issuer)]))
             if existing.rows.isEmpty {
@@ -147,7 +147,7 @@ extension AuthStore {
 
     func addRule(_ rule: ClaimRule, issuer: String) async throws {
         let issuers = q("trusted_issuers")
-        let found = try await database.transaction { connection -> Bool in
+        let found = try await write { connection -> Bool in
             let existing = try await connection.query(SQLStatement(
                 "SELECT 1 FROM \(issuers) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer)]))
             guard !existing.rows.isEmpty else { return false }
@@ -163,14 +163,14 @@ extension AuthStore {
         let statement = SQLStatement(
             "DELETE FROM \(q("issuer_rules")) WHERE \"issuer\" = \(p(1)) AND \"claim\" = \(p(2)) AND \"match\" = \(p(3)) AND \"value\" = \(p(4)) AND \"role\" = \(p(5)) RETURNING \"role\"",
             binds: [.string(issuer), .string(rule.claim), .string(stored.kind), .string(stored.value), .string(rule.role)])
-        let rows = try await database.transaction { try await $0.query(statement) }
+        let rows = try await write { try await $0.query(statement) }
         return !rows.rows.isEmpty
     }
 
     /// Removes an issuer, its rules, and the sessions its tokens were exchanged for.
     func removeIssuer(_ issuer: String) async throws {
         let issuers = q("trusted_issuers"), sessions = q("auth_sessions")
-        let found = try await database.transaction { connection -> Bool in
+        let found = try await write { connection -> Bool in
             try await connection.execute(SQLStatement("DELETE FROM \(sessions) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer)]))
             let rows = try await connection.query(SQLStatement(
                 "DELETE FROM \(issuers) WHERE \"issuer\" = \(p(1)) RETURNING \"issuer\"", binds: [.string(issuer)]))

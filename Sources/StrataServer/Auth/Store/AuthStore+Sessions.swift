@@ -40,6 +40,8 @@ extension AuthStore {
     }
 
     /// Opens a session with its first refresh token.
+    /// Not a ``write(_:)``: a new sign-in changes nothing held in memory, and signing in must not
+    /// make every other client's next request verify its token again.
     func createSession(_ session: StoredSession, refreshHash: String) async throws {
         let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
         try await database.transaction { connection in
@@ -63,7 +65,7 @@ extension AuthStore {
     }
 
     func revokeSession(_ id: String, now: Int64) async throws {
-        try await database.transaction { connection in
+        try await write { connection in
             try await connection.execute(SQLStatement(
                 "UPDATE \(q("auth_sessions")) SET \"revoked_at\" = \(p(1)) WHERE \"id\" = \(p(2)) AND \"revoked_at\" IS NULL",
                 binds: [.int64(now), .string(id)]))
@@ -74,7 +76,7 @@ extension AuthStore {
     /// revokes its whole family: someone holds a copy, and the server cannot tell which holder is legitimate.
     func rotateRefreshToken(hash: String, newHash: String, now: Int64) async throws -> RefreshOutcome {
         let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
-        return try await database.transaction { connection -> RefreshOutcome in
+        return try await write { connection -> RefreshOutcome in
             let found = try await connection.query(SQLStatement(
                 "SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(p(1))", binds: [.string(hash)]),
                 types: [.string])
@@ -103,7 +105,7 @@ extension AuthStore {
     /// Revokes the family a refresh token belongs to; answers whether the token was known.
     func revokeSession(refreshHash: String, now: Int64) async throws -> Bool {
         let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
-        return try await database.transaction { connection -> Bool in
+        return try await write { connection -> Bool in
             let found = try await connection.query(SQLStatement(
                 "SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(p(1))", binds: [.string(refreshHash)]), types: [.string])
             guard let sessionID = found.rows.first?[0].stringValue else { return false }

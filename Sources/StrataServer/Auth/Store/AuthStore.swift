@@ -3,21 +3,34 @@ import StrataCore
 
 /// Reads and writes the account tables of the system database (see `SystemDatabase+Accounts.swift`).
 ///
-/// Accounts, roles, sessions and issuers are not cached: the server asks on every request, so
-/// changes made by `strata user …` in another process (or over `/admin`) apply to the next request.
-/// Anonymous access and table grants are answered from ``accessSettings`` instead (see
-/// ``AccessSettingsCache`` for when changes apply). Every value is a bound parameter.
+/// Two things are answered from memory: anonymous access and table grants (``accessSettings``),
+/// and the callers of recently verified access tokens (``signIns``). Every write through the store
+/// (``write(_:)``) forgets both, so changes made over `/admin` or by signing out apply to the next
+/// request; changes made by another process on the same data (`strata user …`, `strata grant`)
+/// apply within `cacheMaxAge`. Everything else is read when asked. Every value is a bound parameter.
 struct AuthStore: Sendable {
     let system: SystemDatabase
     /// Shared by every copy of the store, so that a write through any of them is seen by all.
     let accessSettings: AccessSettingsCache
+    let signIns: SignInCache
 
-    /// `accessSettingsMaxAge` bounds how long changes made by another process take to apply.
-    init(system: SystemDatabase, accessSettingsMaxAge: Duration = .seconds(1)) {
+    /// `cacheMaxAge` bounds how long changes made by another process take to apply.
+    init(system: SystemDatabase, cacheMaxAge: Duration = .seconds(1)) {
         self.system = system
-        self.accessSettings = AccessSettingsCache(maxAge: accessSettingsMaxAge) {
+        self.accessSettings = AccessSettingsCache(maxAge: cacheMaxAge) {
             try await Self.readAccessSettings(system)
         }
+        self.signIns = SignInCache(maxAge: cacheMaxAge)
+    }
+
+    /// Runs `body` in a transaction on the system database, then forgets what the server holds in
+    /// memory. Also after a failure, whose outcome (a commit whose answer was lost) is not known for sure.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        defer {
+            accessSettings.invalidate()
+            signIns.invalidate()
+        }
+        return try await database.transaction(body)
     }
 
     var database: any Database { system.database }
@@ -62,7 +75,7 @@ struct AuthStore: Sendable {
     /// Creates an account; 409 when the name is taken.
     func createAccount(_ username: String, passwordHash: String, roles: [RoleAssignment], now: Date) async throws {
         let accounts = q("accounts"), accountRoles = q("account_roles")
-        let created = try await database.transaction { connection -> Bool in
+        let created = try await write { connection -> Bool in
             let existing = try await connection.query(SQLStatement(
                 "SELECT 1 FROM \(accounts) WHERE \"username\" = \(p(1))", binds: [.string(username)]))
             guard existing.rows.isEmpty else { return false }
@@ -84,7 +97,7 @@ struct AuthStore: Sendable {
     /// Replaces the password hash and ends every session of the account (its tokens stop working).
     func setPassword(_ username: String, passwordHash: String, now: Date) async throws {
         let accounts = q("accounts"), sessions = q("auth_sessions")
-        let found = try await database.transaction { connection -> Bool in
+        let found = try await write { connection -> Bool in
             let rows = try await connection.query(SQLStatement(
                 "UPDATE \(accounts) SET \"password_hash\" = \(p(1)) WHERE \"username\" = \(p(2)) RETURNING \"username\"",
                 binds: [.string(passwordHash), .string(username)]))
@@ -100,7 +113,7 @@ struct AuthStore: Sendable {
     /// Removes an account with its roles and sessions.
     func removeAccount(_ username: String) async throws {
         let accounts = q("accounts"), sessions = q("auth_sessions")
-        let found = try await database.transaction { connection -> Bool in
+        let found = try await write { connection -> Bool in
             try await connection.execute(SQLStatement(
                 "DELETE FROM \(sessions) WHERE \"subject\" = \(p(1)) AND \"issuer\" IS NULL", binds: [.string(username)]))
             let rows = try await connection.query(SQLStatement(
@@ -136,7 +149,7 @@ struct AuthStore: Sendable {
     func addRole(_ username: String, _ assignment: RoleAssignment) async throws -> Bool {
         let accounts = q("accounts"), accountRoles = q("account_roles")
         let service = assignment.service ?? Self.every
-        let outcome = try await database.transaction { connection -> Bool? in
+        let outcome = try await write { connection -> Bool? in
             let account = try await connection.query(SQLStatement(
                 "SELECT 1 FROM \(accounts) WHERE \"username\" = \(p(1))", binds: [.string(username)]))
             guard !account.rows.isEmpty else { return nil }
@@ -156,7 +169,7 @@ struct AuthStore: Sendable {
     /// Takes a role from an account; answers false when it did not hold it.
     @discardableResult
     func removeRole(_ username: String, _ assignment: RoleAssignment) async throws -> Bool {
-        let rows = try await database.transaction { connection in
+        let rows = try await write { connection in
             try await connection.query(SQLStatement(
                 "DELETE FROM \(q("account_roles")) WHERE \"username\" = \(p(1)) AND \"role\" = \(p(2)) AND \"service\" = \(p(3)) RETURNING \"role\"",
                 binds: [.string(username), .string(assignment.role), .string(assignment.service ?? Self.every)]))
