@@ -93,6 +93,8 @@ struct ChangesOperation: Sendable {
                 var keys = TemporaryKeys(model: service.model)
                 var results: [String: DataTableChangeResult] = [:]
                 for change in changes {
+                    // Single-row statements do not suspend: let other requests run between changes.
+                    await Task.yield()
                     do {
                         let access = try rights[change.id]!.get()
                         let rewritten = keys.rewrite(change)
@@ -129,6 +131,7 @@ struct ChangesOperation: Sendable {
         var keys = TemporaryKeys(model: service.model)
         var results: [String: DataTableChangeResult] = [:]
         for change in changes {
+            await Task.yield()
             do {
                 let access = try rights[change.id]!.get()
                 let rewritten = keys.rewrite(change)

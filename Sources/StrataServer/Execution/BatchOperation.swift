@@ -62,6 +62,9 @@ struct BatchOperation: Sendable {
                 var references = batch.references(contentIDs: [:])
                 var parts: [BatchPartResponse] = []
                 for (position, operation) in operations.enumerated() {
+                    // Single-row statements run on this thread without suspending (see SQLiteSession):
+                    // let other requests run between the operations of a long change set.
+                    await Task.yield()
                     do {
                         let result = try await batch.change(operation, references: references, connection: connection)
                         if let id = operation.contentID, let entityPath = result.entityPath {

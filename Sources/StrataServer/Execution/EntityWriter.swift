@@ -18,7 +18,8 @@ struct EntityWriter: Sendable {
         let target = steps[steps.endIndex - 1]
         var query = planner.plan(steps: steps, columns: target.type.properties)
         query.limit = 1
-        let rows = try await connection.query(SQLRenderer.renderLocking(query, dialect: dialect), types: target.type.properties.map(\.type))
+        // An entity path names a key or a single-valued navigation at every step: one row.
+        let rows = try await connection.query(SQLRenderer.renderLocking(query, dialect: dialect).oneRow(), types: target.type.properties.map(\.type))
         return rows.rows.first
     }
 
@@ -27,7 +28,7 @@ struct EntityWriter: Sendable {
         var query = planner.plan(steps: steps, columns: columns)
         if columns.isEmpty { query.items = [SelectColumn(expression: .template([.text("1")]), alias: nil)] }
         query.limit = 1
-        let rows = try await connection.query(SQLRenderer.render(query, dialect: dialect), types: columns.map(\.type))
+        let rows = try await connection.query(SQLRenderer.render(query, dialect: dialect).oneRow(), types: columns.map(\.type))
         return rows.rows.first
     }
 
@@ -39,7 +40,7 @@ struct EntityWriter: Sendable {
         query.filter(planner.keyPredicate(alias: PathPlanner.targetAlias, type: type, values: key))
         RowFilter.restrict(&query, to: access, set: set, type: type, storage: service.storage)
         query.limit = 1
-        return try await !connection.query(SQLRenderer.render(query, dialect: dialect)).rows.isEmpty
+        return try await !connection.query(SQLRenderer.render(query, dialect: dialect).oneRow()).rows.isEmpty
     }
 
     // MARK: Writing
@@ -48,7 +49,7 @@ struct EntityWriter: Sendable {
     func insert(into set: EntitySet, type: EntityType, values: [(column: String, value: ODataValue)]) async throws -> [ODataValue] {
         let statement = SQLRenderer.render(
             InsertStatement(table: service.storage.table(set.name), values: values, returning: type.properties.map(\.name)),
-            dialect: dialect)
+            dialect: dialect).oneRow()
         let rows = try await diagnosing(.insert, set: set, type: type, values: Dictionary(values, uniquingKeysWith: { _, last in last })) {
             try await connection.query(statement, types: type.properties.map(\.type))
         }
@@ -64,7 +65,7 @@ struct EntityWriter: Sendable {
             UpdateStatement(table: service.storage.table(set.name), assignments: assignments,
                             key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) },
                             returning: type.properties.map(\.name)),
-            dialect: dialect)
+            dialect: dialect).oneRow()
         var assigned: [String: ODataValue] = [:]
         for case let (column, .value(value)) in assignments { assigned[column] = value }
         let rows = try await diagnosing(.update, set: set, type: type, values: assigned) {
@@ -78,6 +79,7 @@ struct EntityWriter: Sendable {
 
     func delete(from set: EntitySet, type: EntityType, row: [ODataValue]) async throws {
         let key = Self.key(of: type, in: row)
+        // Not marked as touching one row: ON DELETE CASCADE may remove any number of dependent rows.
         let statement = SQLRenderer.render(
             DeleteStatement(table: service.storage.table(set.name), key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) }),
             dialect: dialect)

@@ -126,10 +126,8 @@ struct ReadOperation: Sendable {
     private func fetchOne(_ selectQuery: SelectQuery, columns: [EntityProperty]) async throws -> [ODataValue]? {
         var limited = selectQuery
         limited.limit = 1
-        var lookup = SQLRenderer.render(limited, dialect: service.dialect)
         // Every step of an entity path names a key or follows a single-valued navigation property.
-        lookup.isKeyLookup = true
-        let statement = lookup
+        let statement = SQLRenderer.render(limited, dialect: service.dialect).oneRow()
         let result = try await service.database.read { try await $0.query(statement, types: columns.map(\.type)) }
         return result.rows.first
     }

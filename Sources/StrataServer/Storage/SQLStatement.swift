@@ -5,14 +5,21 @@ import StrataCore
 struct SQLStatement: Sendable, CustomStringConvertible {
     var sql: String
     var binds: [ODataValue]
-    /// The statement reads at most one row, found through a key or unique index, so it is cheap
-    /// enough to run on the calling thread (see `SQLiteSession`).
-    var isKeyLookup: Bool
+    /// The statement reads or writes at most one row, found through its key (or inserts one row),
+    /// so it is cheap enough to run on the calling thread (see `SQLiteSession`).
+    var touchesOneRow: Bool
 
-    init(_ sql: String, binds: [ODataValue] = [], isKeyLookup: Bool = false) {
+    init(_ sql: String, binds: [ODataValue] = [], touchesOneRow: Bool = false) {
         self.sql = sql
         self.binds = binds
-        self.isKeyLookup = isKeyLookup
+        self.touchesOneRow = touchesOneRow
+    }
+
+    /// This statement marked as touching one row.
+    func oneRow() -> SQLStatement {
+        var statement = self
+        statement.touchesOneRow = true
+        return statement
     }
 
     /// The SQL text only: bound values may be personal data and never go to logs.

@@ -48,8 +48,7 @@ final class SQLiteDatabase: Database {
     private static func openConnection(path: String) throws -> SQLiteHandle {
         let handle = try SQLiteHandle(path: path)
         do {
-            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                           "PRAGMA busy_timeout=10000"] {
+            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"] {
                 try handle.execute(SQLStatement(pragma))
             }
         } catch {
@@ -65,22 +64,42 @@ final class SQLiteDatabase: Database {
         }
     }
 
+    /// `BEGIN`, `COMMIT` and `ROLLBACK` run on the caller's thread: with WAL and `synchronous=NORMAL`
+    /// a commit appends to the log without syncing, and the checkpoint SQLite would otherwise run
+    /// inside it runs on the thread pool afterwards (see ``SQLiteHandle/checkpointDue``). Only a
+    /// `BEGIN` that finds another process holding the write lock waits for it, on the thread pool.
+    /// Handing each of these to another thread cost more than the write itself and, since writes
+    /// queue for the one writer, capped writes per second at one over three thread hand-offs.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await writer.with { handle in
             let session = SQLiteSession(handle: handle, counter: counter, threadPool: threadPool)
-            try await session.execute(SQLStatement("BEGIN IMMEDIATE"))
+            counter.increment()
+            if try !handle.beginImmediateWithoutWaiting() {
+                try await threadPool.runIfActive { try handle.execute(SQLStatement("BEGIN IMMEDIATE")) }
+            }
+            let result: T
             do {
-                let result = try await body(session)
-                try await session.execute(SQLStatement("COMMIT"))
-                return result
+                result = try await body(session)
+                counter.increment()
+                try handle.execute(SQLStatement("COMMIT"))
             } catch {
                 do {
-                    try await session.execute(SQLStatement("ROLLBACK"))
+                    counter.increment()
+                    try handle.execute(SQLStatement("ROLLBACK"))
                 } catch {
                     logger.error("SQLite rollback failed", metadata: ["path": .string(path), "error": "\(error)"])
                 }
                 throw error
             }
+            if handle.checkpointDue {
+                do {
+                    try await threadPool.runIfActive { try handle.checkpoint() }
+                } catch {
+                    // The commit stands; the next commit tries the checkpoint again.
+                    logger.warning("SQLite checkpoint failed", metadata: ["path": .string(path), "error": "\(error)"])
+                }
+            }
+            return result
         }
     }
 
@@ -98,10 +117,11 @@ final class SQLiteDatabase: Database {
 
 /// One borrowed SQLite connection.
 ///
-/// Key lookups (``SQLStatement/isKeyLookup``) run on the caller's thread: they read a few pages that
-/// are almost always cached, faster than handing them to another thread and back. Everything else
-/// (scans, writes, `COMMIT`, which may wait on another process's lock) runs on the NIO thread pool so
-/// that a long statement never holds one of the few threads Swift's cooperative pool has.
+/// Statements that touch one row by key (``SQLStatement/touchesOneRow``) run on the caller's thread:
+/// they read and write a few pages that are almost always cached, faster than handing them to
+/// another thread and back. Everything else (scans, statements over many rows, deletes that may
+/// cascade) runs on the NIO thread pool so that a long statement never holds one of the few threads
+/// Swift's cooperative pool has.
 struct SQLiteSession: DatabaseConnection {
     let handle: SQLiteHandle
     let counter: StatementCounter
@@ -110,13 +130,14 @@ struct SQLiteSession: DatabaseConnection {
 
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
-        if statement.isKeyLookup { return try handle.query(statement, types: types) }
+        if statement.touchesOneRow { return try handle.query(statement, types: types) }
         let handle = handle
         return try await threadPool.runIfActive { try handle.query(statement, types: types) }
     }
 
     func execute(_ statement: SQLStatement) async throws {
         counter.increment()
+        if statement.touchesOneRow { return try handle.execute(statement) }
         let handle = handle
         try await threadPool.runIfActive { try handle.execute(statement) }
     }

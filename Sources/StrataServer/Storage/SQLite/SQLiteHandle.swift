@@ -19,8 +19,16 @@ final class SQLiteHandle: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var prepared: [String: PreparedStatement] = [:]
     let path: String
+    /// Pages in the write-ahead log after the last commit through this connection. SQLite reports
+    /// them through its WAL hook, which replaces its own checkpoint-on-commit: the owner checkpoints
+    /// when ``checkpointDue`` says so, on a thread where a few milliseconds of copying are harmless.
+    private var walPages: Int32 = 0
 
     static let statementLimit = 256
+    /// How long a statement waits for another connection's lock before failing.
+    static let busyTimeout: Int32 = 10_000
+    /// The WAL size at which a checkpoint is due (SQLite's default for its own automatic checkpoints).
+    static let checkpointPages: Int32 = 1_000
 
     private struct PreparedStatement {
         let pointer: OpaquePointer
@@ -38,6 +46,12 @@ final class SQLiteHandle: @unchecked Sendable {
             throw StorageError.unavailable("cannot open SQLite database \(path): \(message)")
         }
         connection = handle
+        sqlite_nio_sqlite3_busy_timeout(handle, Self.busyTimeout)
+        sqlite_nio_sqlite3_wal_hook(handle, { context, _, _, pages in
+            // SQLite calls this inside a commit on the thread running it, which is the handle's borrower.
+            if let context { Unmanaged<SQLiteHandle>.fromOpaque(context).takeUnretainedValue().walPages = pages }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -48,8 +62,36 @@ final class SQLiteHandle: @unchecked Sendable {
     func close() {
         for statement in prepared.values { sqlite_nio_sqlite3_finalize(statement.pointer) }
         prepared.removeAll()
-        if let connection { sqlite_nio_sqlite3_close_v2(connection) }
+        if let connection {
+            // The hook holds this object unretained; it must not outlive it inside a lingering connection.
+            sqlite_nio_sqlite3_wal_hook(connection, nil, nil)
+            sqlite_nio_sqlite3_close_v2(connection)
+        }
         connection = nil
+    }
+
+    /// Runs `BEGIN IMMEDIATE` if no other connection holds the write lock; false (and no
+    /// transaction) if one does. It never waits, so it may run on any thread.
+    func beginImmediateWithoutWaiting() throws -> Bool {
+        guard let connection else { throw StorageError.unavailable("the SQLite database \(path) is closed") }
+        sqlite_nio_sqlite3_busy_timeout(connection, 0)
+        defer { sqlite_nio_sqlite3_busy_timeout(connection, Self.busyTimeout) }
+        do {
+            try execute(SQLStatement("BEGIN IMMEDIATE"))
+            return true
+        } catch {
+            if sqlite_nio_sqlite3_errcode(connection) & 0xff == SQLITE_BUSY { return false }
+            throw error
+        }
+    }
+
+    /// Whether the write-ahead log has grown enough since the last checkpoint to copy it back.
+    var checkpointDue: Bool { walPages >= Self.checkpointPages }
+
+    /// Copies the write-ahead log into the database file as far as readers allow, without waiting for them.
+    func checkpoint() throws {
+        try execute(SQLStatement("PRAGMA wal_checkpoint(PASSIVE)"))
+        walPages = 0
     }
 
     /// Runs a statement and decodes each column as the given type (nil: SQLite's own type).

@@ -1,0 +1,74 @@
+import Foundation
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// The SQLite writer runs `BEGIN`, single-row statements and `COMMIT` on the caller's thread; these
+/// tests cover what that must not lose: waiting for another process's write lock, and checkpointing
+/// the write-ahead log that SQLite no longer checkpoints inside commits.
+@Suite("SQLite writer")
+struct SQLiteWriterTests {
+    @Test("A transaction waits for another connection's write lock instead of failing, then commits")
+    func waitsForOtherWriter() async throws {
+        try await Self.withDatabase { database, path in
+            let other = try SQLiteHandle(path: path)
+            defer { other.close() }
+            try other.execute(SQLStatement("BEGIN IMMEDIATE"))
+            try other.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (1, 'other')"))
+
+            let write = Task {
+                try await database.transaction { connection in
+                    try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
+                                                              binds: [.int64(2), .string("ours")], touchesOneRow: true))
+                }
+            }
+            // The other connection holds the lock for a while; the write must still be waiting.
+            try await Task.sleep(for: .milliseconds(300))
+            let rowsWhileLocked = try await database.read { try await $0.query(SQLStatement("SELECT COUNT(*) FROM \"Item\"")) }
+            #expect(rowsWhileLocked.rows.first?.first?.integerValue == 0)
+            try other.execute(SQLStatement("COMMIT"))
+            try await write.value
+
+            let rows = try await database.read { try await $0.query(SQLStatement("SELECT \"id\" FROM \"Item\" ORDER BY \"id\"")) }
+            #expect(rows.rows.map { $0[0].integerValue } == [1, 2])
+        }
+    }
+
+    @Test("The write-ahead log is checkpointed after commits, so it stays near 1,000 pages")
+    func checkpointsTheLog() async throws {
+        try await Self.withDatabase { database, path in
+            // Each commit adds at least two pages (a 4 KB value overflows its leaf page): 3,000
+            // commits would leave a log of over 6,000 pages (24 MB) without checkpoints.
+            let payload = String(repeating: "x", count: 4096)
+            for id in 0..<3_000 {
+                try await database.transaction { connection in
+                    try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
+                                                              binds: [.int64(Int64(id)), .string(payload)], touchesOneRow: true))
+                }
+            }
+            let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+            #expect(walBytes > 0)
+            #expect(walBytes < 3_000 * 4096, "the log is \(walBytes) bytes")
+            let count = try await database.read { try await $0.query(SQLStatement("SELECT COUNT(*) FROM \"Item\"")) }
+            #expect(count.rows.first?.first?.integerValue == 3_000)
+        }
+    }
+
+    static func withDatabase(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-writer-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("items.sqlite").path
+        let database = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabases.logger)
+        do {
+            try await database.transaction { connection in
+                try await connection.execute(SQLStatement("CREATE TABLE \"Item\" (\"id\" INTEGER PRIMARY KEY, \"payload\" TEXT NOT NULL)"))
+            }
+            try await body(database, path)
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+}
