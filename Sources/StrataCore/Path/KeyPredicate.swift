@@ -69,21 +69,26 @@ public enum KeyPredicate: Sendable, Hashable {
 
     /// Splits on a separator outside single-quoted strings (`'a,b',2` is two parts).
     ///
-    /// Quotes are found among Unicode scalars, not characters: a quote followed by a combining mark
-    /// is one `Character` but still ends the string.
+    /// Quotes are found among UTF-8 bytes, not characters: a quote followed by a combining mark is
+    /// one `Character` but still ends the string, and ASCII bytes never occur inside a multi-byte
+    /// character. The separator is ASCII.
     public static func splitTopLevel(_ text: Substring, on separator: Unicode.Scalar) throws(ODataError) -> [Substring] {
+        precondition(separator.isASCII, "separators are ASCII")
+        let separatorByte = UInt8(separator.value)
         var parts: [Substring] = []
         var inQuote = false
         var start = text.startIndex
-        let scalars = text.unicodeScalars
-        for index in scalars.indices {
-            let scalar = scalars[index]
-            if scalar == "'" {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "'") {
                 inQuote.toggle()
-            } else if scalar == separator && !inQuote {
+            } else if byte == separatorByte && !inQuote {
                 parts.append(text[start..<index])
-                start = scalars.index(after: index)
+                start = bytes.index(after: index)
             }
+            index = bytes.index(after: index)
         }
         guard !inQuote else { throw .badRequest("The key (\(text)) has a string that is not closed with a quote.") }
         parts.append(text[start...])
@@ -91,11 +96,15 @@ public enum KeyPredicate: Sendable, Hashable {
     }
 
     static func topLevelIndex(of target: Unicode.Scalar, in text: Substring) -> Substring.Index? {
+        precondition(target.isASCII, "targets are ASCII")
+        let targetByte = UInt8(target.value)
         var inQuote = false
-        let scalars = text.unicodeScalars
-        for index in scalars.indices {
-            let scalar = scalars[index]
-            if scalar == "'" { inQuote.toggle() } else if scalar == target && !inQuote { return index }
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "'") { inQuote.toggle() } else if byte == targetByte && !inQuote { return index }
+            index = bytes.index(after: index)
         }
         return nil
     }

@@ -81,14 +81,17 @@ public struct ResourcePath: Sendable, Hashable {
             if raw.isEmpty && end == rawPath.endIndex && !segments.isEmpty { return }
             segments.append(try PathSegment.parse(rawSegment: raw))
         }
-        // Quotes among Unicode scalars: a quote with a combining mark after it still counts.
-        let scalars = rawPath.unicodeScalars
-        for index in scalars.indices {
-            let scalar = scalars[index]
-            if scalar == "'" { inQuote.toggle() } else if scalar == "/" && !inQuote {
+        // Quotes and slashes among UTF-8 bytes: ASCII bytes never occur inside a multi-byte
+        // character, and a quote with a combining mark after it still counts.
+        let bytes = rawPath.utf8
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "'") { inQuote.toggle() } else if byte == UInt8(ascii: "/") && !inQuote {
                 try flush(index)
-                start = scalars.index(after: index)
+                start = bytes.index(after: index)
             }
+            index = bytes.index(after: index)
         }
         if start < rawPath.endIndex || !segments.isEmpty { try flush(rawPath.endIndex) }
         return ResourcePath(segments)

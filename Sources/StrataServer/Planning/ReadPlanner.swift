@@ -46,7 +46,13 @@ struct ReadPlanner {
         sortKeys += target.type.keyProperties.map {
             SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: false)
         }
-        let shape = Self.shape(target.set, bound.projection, columns: columns, expansions: positioned)
+        let shape: EntityShape
+        if positioned.isEmpty, bound.projection.selectsAll, let whole = call.service.wholeEntityShapes[target.set.name],
+           whole.type.qualifiedName == bound.projection.entityType.qualifiedName, columns.count == whole.properties.count {
+            shape = whole
+        } else {
+            shape = Self.shape(target.set, bound.projection, columns: columns, expansions: positioned)
+        }
         return ReadPlan(query: query, columns: columns, sortKeys: sortKeys, shape: shape, expansions: positioned)
     }
 
