@@ -36,6 +36,9 @@ actor TestDatabases {
         counter += 1
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-test-\(UUID().uuidString.prefix(12))")
         var configuration = StrataConfiguration(dataDirectory: directory.path, pageSize: pageSize, logLevel: .critical)
+        // At the start of a full run, CPU-bound suites hold both cooperative threads for ~20 s on two
+        // cores; a server built then must still get its first PostgreSQL connection.
+        configuration.databaseConnectionWait = .seconds(60)
         switch backend {
         case .sqlite:
             if demo {
