@@ -4,6 +4,26 @@ import Testing
 
 @Suite("JSON reader and writer")
 struct JSONTests {
+    @Test("/Date(ms)/ literals: signs, offsets, escaped slashes; malformed ones are not dates")
+    func dateLiterals() {
+        let instant = ODataDateTime(millisecondsSince1970: 1_257_008_908_440)
+        for text in ["/Date(1257008908440)/", #"\/Date(1257008908440)\/"#, "/Date(1257008908440)\\/", "/Date(+1257008908440)/",
+                     "/Date(1257008908440+0120)/", "/Date(1257008908440-0930)/"] {
+            #expect(ODataJSON.parseDateTime(text) == instant, "\(text)")
+        }
+        #expect(ODataJSON.parseDateTime("/Date(-86400000)/") == ODataDateTime(millisecondsSince1970: -86_400_000))
+        #expect(ODataJSON.parseDateTime("/Date(0)/") == ODataDateTime(millisecondsSince1970: 0))
+        // The extremes ODataDateTime holds (microseconds in an Int64); beyond them, not a date rather than a crash.
+        #expect(ODataJSON.parseDateTime("/Date(9223372036854775)/") == ODataDateTime(millisecondsSince1970: 9_223_372_036_854_775))
+        #expect(ODataJSON.parseDateTime("/Date(-9223372036854775)/") == ODataDateTime(millisecondsSince1970: -9_223_372_036_854_775))
+        for text in ["/Date()/", "/Date(-)/", "/Date(12a)/", "/Date(1257008908440)", "Date(1257008908440)/", "/Date(1257008908440+012)/",
+                     "/Date(1257008908440+01200)/", "/Date(1257008908440+01x0)/", "/Date(9223372036854776)/", "/Date(-9223372036854776)/",
+                     "/Date(9223372036854775808)/", "/Date(99999999999999999999)/",
+                     "/date(1)/", "/Date(1)/ ", "/Dat", ""] {
+            #expect(ODataJSON.parseDateTime(text) == nil, "\(text)")
+        }
+    }
+
     @Test("Writer escapes what JSON requires and inserts commas itself")
     func writer() throws {
         var writer = JSONWriter()

@@ -21,6 +21,8 @@ struct WriteValidationTests {
                 (#"{"firstName":"Ann"}"#, "lastName"),
                 (#"{"firstName":"\#(String(repeating: "x", count: 51))","lastName":"Lee"}"#, "firstName"),
                 (#"{"firstName":"Ann","lastName":"Lee","createDate":"yesterday"}"#, "createDate"),
+                // Beyond what a DateTime holds: refused, not an arithmetic overflow.
+                (#"{"firstName":"Ann","lastName":"Lee","createDate":"\/Date(9223372036854775807)\/"}"#, "createDate"),
                 (#"{"firstName":"Ann","lastName":"Lee","personID":"1e3"}"#, "personID"),
                 (#"{"firstName":"Ann","lastName":"Lee","personID":3000000000}"#, "personID"),
                 (#"{"firstName":"Ann","lastName":"Lee","PersonCar":[{"carID":"x"}]}"#, "carID"),

@@ -133,24 +133,59 @@ public enum ODataJSON {
         return ODataDateTime.parse(s)
     }
 
-    /// Parses `/Date(ms[+|-]hhmm)/` into the UTC instant and the offset in minutes.
-    static func parseDateLiteral(_ s: String) -> (ODataDateTime, Int)? {
-        var text = Substring(s)
-        if text.hasPrefix("\\/") { text = text.dropFirst() }
-        guard text.hasPrefix("/Date("), text.hasSuffix(")/") || text.hasSuffix(")\\/") else { return nil }
-        text = text.dropFirst(6)
-        text = text.hasSuffix(")\\/") ? text.dropLast(3) : text.dropLast(2)
-        var offset = 0
-        if let signIndex = text.dropFirst().firstIndex(where: { $0 == "+" || $0 == "-" }) {
-            let offsetText = text[text.index(after: signIndex)...]
-            guard offsetText.count == 4, let raw = Int(offsetText) else { return nil }
-            offset = (raw / 100) * 60 + raw % 100
-            if text[signIndex] == "-" { offset = -offset }
-            text = text[..<signIndex]
+    /// Parses `/Date(ms[+|-]hhmm)/` into the UTC instant and the offset in minutes. A backslash may
+    /// precede either slash (`\/Date(…)\/`, as JSON-escaped by some servers).
+    ///
+    /// Works on UTF-8 bytes: clients decode one of these per DateTime value of every row, and
+    /// `Character`-wise prefix and suffix checks cost more than the rest of decoding the row.
+    static func parseDateLiteral(_ literal: String) -> (ODataDateTime, Int)? {
+        var literal = literal
+        return literal.withUTF8 { bytes -> (ODataDateTime, Int)? in
+            let backslash = UInt8(ascii: "\\"), slash = UInt8(ascii: "/"), close = UInt8(ascii: ")")
+            var index = bytes.startIndex, end = bytes.endIndex
+            if end - index >= 2, bytes[index] == backslash, bytes[index + 1] == slash { index += 1 }
+            let opening: StaticString = "/Date("
+            guard end - index >= opening.utf8CodeUnitCount,
+                  opening.withUTF8Buffer({ expected in expected.indices.allSatisfy { bytes[index + $0] == expected[$0] } }) else {
+                return nil
+            }
+            index += opening.utf8CodeUnitCount
+            if end - index >= 3, bytes[end - 3] == close, bytes[end - 2] == backslash, bytes[end - 1] == slash {
+                end -= 3
+            } else if end - index >= 2, bytes[end - 2] == close, bytes[end - 1] == slash {
+                end -= 2
+            } else {
+                return nil
+            }
+            func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+            var negative = false
+            if index < end, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                negative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            // At most what ODataDateTime holds in microseconds (about 292,000 years either way).
+            let limit = Int64.max / 1000
+            let digitsStart = index
+            var magnitude: Int64 = 0
+            while index < end, isDigit(bytes[index]) {
+                magnitude = magnitude * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                guard magnitude <= limit else { return nil }
+                index += 1
+            }
+            guard index > digitsStart else { return nil }
+            let milliseconds = negative ? -magnitude : magnitude
+            var offset = 0
+            if index < end {
+                // An offset: a sign and exactly four digits, hhmm.
+                guard end - index == 5, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"),
+                      (index + 1..<end).allSatisfy({ isDigit(bytes[$0]) }) else { return nil }
+                let raw = (index + 1..<end).reduce(0) { $0 * 10 + Int(bytes[$1] - UInt8(ascii: "0")) }
+                offset = (raw / 100) * 60 + raw % 100
+                if bytes[index] == UInt8(ascii: "-") { offset = -offset }
+            }
+            // The ticks are UTC milliseconds; the offset only says how the instant was expressed.
+            return (ODataDateTime(millisecondsSince1970: milliseconds), offset)
         }
-        guard let ms = Int64(text) else { return nil }
-        // The ticks are UTC milliseconds; the offset only says how the instant was expressed.
-        return (ODataDateTime(millisecondsSince1970: ms), offset)
     }
 
     private static func mismatch(_ json: JSONValue, _ type: EDMPrimitiveType, _ expected: String) -> ODataLiteralError {
