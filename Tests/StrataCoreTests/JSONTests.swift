@@ -54,13 +54,22 @@ struct JSONTests {
     }
 
     @Test("Malformed documents are refused with the offset, never a crash")
-    func malformed() {
+    func malformed() throws {
         let cases = ["", "{", "[1,]", #"{"a" 1}"#, "01", "1.", "-", "\"\u{1}\"", #""\ud800""#, "tru", "[1] 2", #"{"a":1,}"#, "\u{FF}"]
         for text in cases {
             #expect(throws: JSONParseError.self, "\(text)") { try JSONValue.parse(Array(text.utf8)) }
         }
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }
+        // Strings of bytes that are not UTF-8 (a lone continuation byte, a truncated sequence, an
+        // overlong form), with and without escapes before them.
+        for invalid: [UInt8] in [[0x80], [0xC3], [0xC0, 0xAF], [0x61, 0xE2, 0x82]] {
+            for prefix in [Array("a".utf8), Array(#"\n"#.utf8)] {
+                let document = [UInt8(ascii: "\"")] + prefix + invalid + [UInt8(ascii: "\"")]
+                #expect(throws: JSONParseError.self, "\(document)") { try JSONValue.parse(document) }
+            }
+        }
+        #expect(try JSONValue.parse(Array(#""añb\u00e9""#.utf8)) == .string("añbé"))
     }
 }
 

@@ -146,16 +146,23 @@ struct JSONParser {
         position += 1 // opening quote
         let start = position
         // Fast path: no escapes.
+        var bits: UInt8 = 0
         while position < bytes.count {
             let c = bytes[position]
             if c == UInt8(ascii: "\"") {
-                let text = bytes[start..<position]
+                let end = position
                 position += 1
-                guard let s = String(validating: text, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+                // ASCII text needs no validation, and String(decoding:) from a buffer is the standard
+                // library's fast path; String(validating:) runs a generic validator per string.
+                if bits < 0x80 {
+                    return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+                }
+                guard let s = String(validating: bytes[start..<end], as: UTF8.self) else { throw fail("string is not valid UTF-8") }
                 return s
             }
             if c == UInt8(ascii: "\\") { break }
             if c < 0x20 { throw fail("control character inside a string must be escaped") }
+            bits |= c
             position += 1
         }
         var buffer = Array(bytes[start..<position])
