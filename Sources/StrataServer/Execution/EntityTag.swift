@@ -208,11 +208,6 @@ extension EntityTag {
 // MARK: Conditional GET
 
 extension EntityTag {
-    /// The tag of a row read as `columns`; nil when the row lacks some property of the type.
-    static func of(type: EntityType, columns: [EntityProperty], row: [ODataValue]) -> EntityTag? {
-        positions(of: type, in: columns).map { positions in EntityTag(properties: type.properties, row: row, positions: positions) }
-    }
-
     /// `If-None-Match` on a GET: true when the client's copy is current (answer 304).
     static func isNotModified(_ tag: EntityTag, headers: HTTPFields) throws(ODataError) -> Bool {
         try EntityTagCondition.parse(headers[.ifNoneMatch], name: "If-None-Match")?.matches(tag) ?? false

@@ -122,14 +122,15 @@ struct InsertWrite: PreparedWrite {
         }
         let created = try await insert(root, supplied: supplied, writer: writer)
         let relative = EntityWriter.relativeURI(set: root.set, type: root.type, row: created.entity.values)
+        let tag = EntityTag(type: root.type, values: created.entity.values)
         var json = JSONWriter()
         json.beginObject()
         json.key("d")
-        EntitySerializer(serviceRoot: call.serviceRoot, version: call.version).write(created.entity, shape: created.shape, into: &json)
+        EntitySerializer(serviceRoot: call.serviceRoot, version: call.version).write(created.entity, shape: created.shape, tag: tag, into: &json)
         json.endObject()
         var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: call.version.headerValue]
         headers[.location] = call.serviceRoot + relative
-        headers[.eTag] = EntityTag(type: root.type, values: created.entity.values).headerValue
+        headers[.eTag] = tag.headerValue
         return WriteResult(status: .created, headers: headers, body: json.bytes, entityPath: relative)
     }
 

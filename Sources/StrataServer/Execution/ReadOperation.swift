@@ -102,13 +102,14 @@ struct ReadOperation: Sendable {
             try await requireParent()
             throw ODataError.notFound(missingMessage())
         }
-        let etag = EntityTag.of(type: path.target.type, columns: plan.columns, row: row)
+        // The shape's columns are the plan's, so its ETag positions serve the header and the body alike.
+        let etag = plan.shape.etagPositions.map { EntityTag(properties: plan.shape.type.properties, row: row, positions: $0) }
         if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
         let entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("d")
-        serializer.write(entity, shape: plan.shape, into: &writer)
+        serializer.write(entity, shape: plan.shape, tag: etag, into: &writer)
         writer.endObject()
         return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, extraHeaders: etag.map { [.eTag: $0.headerValue] } ?? [:])
     }

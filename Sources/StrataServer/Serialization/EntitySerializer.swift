@@ -16,7 +16,9 @@ struct EntitySerializer: Sendable {
     static let etagKey = Array(#""etag":"#.utf8)
     static let deferredKey = Array(#""__deferred":"#.utf8)
 
-    func write(_ row: EntityRow, shape: EntityShape, into writer: inout JSONWriter) {
+    /// `tag`: the entity's ETag when the caller has computed it already (for the ETag header), so
+    /// that the row is not hashed twice.
+    func write(_ row: EntityRow, shape: EntityShape, tag: EntityTag? = nil, into writer: inout JSONWriter) {
         var uri: [UInt8] = []
         uri.reserveCapacity(serviceRoot.utf8.count + 32)
         shape.appendURI(row.values, root: serviceRoot, into: &uri)
@@ -29,7 +31,7 @@ struct EntitySerializer: Sendable {
         writer.string(shape.typeName)
         if let positions = shape.etagPositions {
             writer.key(prepared: Self.etagKey)
-            writer.string(EntityTag(properties: shape.type.properties, row: row.values, positions: positions).headerValue)
+            writer.string((tag ?? EntityTag(properties: shape.type.properties, row: row.values, positions: positions)).headerValue)
         }
         writer.endObject()
         for index in shape.writtenProperties {
