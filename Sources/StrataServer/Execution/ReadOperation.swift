@@ -102,8 +102,8 @@ struct ReadOperation: Sendable {
             try await requireParent()
             throw ODataError.notFound(missingMessage())
         }
-        // The shape's columns are the plan's, so its ETag positions serve the header and the body alike.
-        let etag = plan.shape.etagPositions.map { EntityTag(properties: plan.shape.type.properties, row: row, positions: $0) }
+        // The shape's columns are the plan's: the same tag serves the header and the body.
+        let etag = plan.shape.entityTag(row)
         if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
         let entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
         var writer = JSONWriter()

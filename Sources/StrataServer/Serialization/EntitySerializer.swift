@@ -29,9 +29,9 @@ struct EntitySerializer: Sendable {
         writer.string(escaped: uri)
         writer.key(prepared: Self.typeKey)
         writer.string(shape.typeName)
-        if let positions = shape.etagPositions {
+        if shape.etagPositions != nil, let tag = tag ?? shape.entityTag(row.values) {
             writer.key(prepared: Self.etagKey)
-            writer.string((tag ?? EntityTag(properties: shape.type.properties, row: row.values, positions: positions)).headerValue)
+            writer.string(tag.headerValue)
         }
         writer.endObject()
         for index in shape.writtenProperties {

@@ -43,6 +43,11 @@ struct EntityShape: Sendable {
         self.etagPositions = EntityTag.positions(of: type, in: properties)
     }
 
+    /// The ETag of a row read in this shape; nil when the row lacks some property of the type.
+    func entityTag(_ values: [ODataValue]) -> EntityTag? {
+        etagPositions.map { EntityTag(properties: type.properties, row: values, positions: $0) }
+    }
+
     /// The entity's URI relative to the service root: `Person(1)`.
     func relativeURI(_ values: [ODataValue]) -> String {
         set.name + keyText(values)
