@@ -13,7 +13,7 @@ import StrataCore
 /// accepts connections. On SIGINT/SIGTERM the server finishes in-flight requests, then the
 /// databases close.
 public func buildApplication(_ configuration: StrataConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
-    var logger = logger ?? Logger(label: "strata")
+    var logger = logger ?? Logger(label: "strata", factory: ServerLogHandler.standardOutput)
     if logger.logLevel > configuration.logLevel || logger.logLevel == .info { logger.logLevel = configuration.logLevel }
     let metrics = StrataMetrics()
     var services: [any Service] = []
