@@ -41,6 +41,23 @@ struct ResourcePathTests {
         #expect(try ResourcePath.parse(Substring(composite.urlText)).segments == [composite])
     }
 
+    @Test("Integers read as before whether or not they take the short-integer fast path")
+    func integers() throws {
+        let cases: [(String, ODataValue?)] = [
+            ("0", .int32(0)), ("-0", .int32(0)), ("+7", .int32(7)), ("007", .int32(7)), ("-123456789", .int32(-123_456_789)),
+            ("999999999", .int32(999_999_999)), ("1234567890", .int32(1_234_567_890)), ("2147483647", .int32(.max)),
+            ("2147483648", .int64(2_147_483_648)), ("-2147483649", .int64(-2_147_483_649)), ("1L", .int64(1)),
+            ("-", nil), ("+", nil), ("", nil), ("1a", nil), ("--1", nil), ("1-", nil), ("\u{663}", nil),
+        ]
+        for (text, expected) in cases {
+            #expect((try? ODataLiteral.parse(text)) == expected, "\(text)")
+        }
+        #expect(try KeyPredicate.parse("1") == .single(.int32(1)))
+        #expect(try KeyPredicate.parse("-42") == .single(.int32(-42)))
+        #expect(try KeyPredicate.parse(" 1 ") == .single(.int32(1)))
+        #expect(try KeyPredicate.parse("2147483648") == .single(.int64(2_147_483_648)))
+    }
+
     @Test("Malformed paths are 400s that say what is wrong")
     func malformed() {
         let cases: [(String, String)] = [

@@ -78,4 +78,18 @@ struct HotPathTests {
         #expect(sql.contains(#""t0"."ssn" IS NULL"#))
         #expect(!sql.contains(#""t0"."personID" IS NULL"#))
     }
+
+    @Test("Request URLs split on bytes: leading slashes, escapes, empty options, '=' inside values, '+' as space")
+    func requestURLs() throws {
+        let url = try ODataRequestURL(rawPath: "//car%64ealer/Person(1)/PersonCar",
+                                      rawQuery: "$filter=name%20eq%20'a=b'&&$top=2&flag&q=a+b&")
+        #expect(url.serviceName == "cardealer")
+        #expect(url.path.segments == [PathSegment("Person", key: .single(.int32(1))), PathSegment("PersonCar")])
+        #expect(url.queryItems.map { "\($0.name)|\($0.value)" } == ["$filter|name eq 'a=b'", "$top|2", "flag|", "q|a b"])
+        #expect(url.value(of: "$top") == "2")
+        #expect(try ODataRequestURL(rawPath: "/cardealer", rawQuery: nil).path.segments.isEmpty)
+        #expect(try ODataRequestURL(rawPath: "/Zoë/Person", rawQuery: nil).serviceName == "Zoë")
+        #expect(throws: ODataError.self) { try ODataRequestURL(rawPath: "/car%6", rawQuery: nil) }
+        #expect(throws: ODataError.self) { try ODataRequestURL(rawPath: "/cardealer/Person", rawQuery: "a=%ZZ") }
+    }
 }

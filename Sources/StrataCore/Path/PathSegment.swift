@@ -18,21 +18,29 @@ public struct PathSegment: Sendable, Hashable {
     }
 
     /// Parses one raw (still percent-encoded) segment.
+    ///
+    /// Delimiters are found among UTF-8 bytes (they are ASCII, and ASCII bytes never occur inside a
+    /// multi-byte character), which keeps the common `Person(1)` free of Unicode segmentation.
     public static func parse(rawSegment: Substring) throws(ODataError) -> PathSegment {
+        guard rawSegment.utf8.contains(UInt8(ascii: "%")) else { return try parse(decoded: rawSegment) }
         guard let decoded = PercentEncoding.decode(rawSegment) else {
             throw .badRequest("The path segment '\(rawSegment)' has an invalid percent escape.")
         }
-        let text = Substring(decoded)
-        guard let open = text.firstIndex(of: "(") else {
+        return try parse(decoded: Substring(decoded))
+    }
+
+    private static func parse(decoded text: Substring) throws(ODataError) -> PathSegment {
+        let bytes = text.utf8
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")) else {
             try validateName(text)
             return PathSegment(String(text))
         }
-        guard text.last == ")" else {
-            throw .badRequest("The path segment '\(decoded)' has a key that does not end with ')'; write it as Set(key).")
+        guard bytes.last == UInt8(ascii: ")") else {
+            throw .badRequest("The path segment '\(text)' has a key that does not end with ')'; write it as Set(key).")
         }
         let name = text[..<open]
         try validateName(name)
-        let inner = text[text.index(after: open)..<text.index(before: text.endIndex)]
+        let inner = text[bytes.index(after: open)..<bytes.index(before: bytes.endIndex)]
         return PathSegment(String(name), key: try KeyPredicate.parse(inner))
     }
 

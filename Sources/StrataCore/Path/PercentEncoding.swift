@@ -3,6 +3,12 @@ public enum PercentEncoding {
     /// Decodes `%XX` escapes; nil when an escape is malformed or the result is not UTF-8.
     /// With `plusAsSpace` (query strings), `+` means a space as HTML forms write it.
     public static func decode(_ text: some StringProtocol, plusAsSpace: Bool = false) -> String? {
+        decode(Substring(text), plusAsSpace: plusAsSpace)
+    }
+
+    /// ``decode(_:plusAsSpace:)`` for a substring, callable from other modules without a generic
+    /// (unspecialized) call per path segment and query option.
+    public static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
         // Most segments and options have nothing to decode: look before copying.
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(text)

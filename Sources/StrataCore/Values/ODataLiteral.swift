@@ -50,6 +50,7 @@ public enum ODataLiteral {
     /// Parses a complete URI literal. Unsuffixed integers become `Int32` (or `Int64` when too large),
     /// unsuffixed numbers with a fraction or exponent become `Decimal` or `Double`.
     public static func parse(_ text: some StringProtocol) throws(ODataLiteralError) -> ODataValue {
+        if let number = shortInteger(text.utf8) { return .int32(number) }
         let s = String(text)
         guard !s.isEmpty else { throw .init("an empty value is not a literal") }
         switch s {
@@ -186,6 +187,29 @@ public enum ODataLiteral {
         if isDecimal(s), let v = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(v) }
         if isFloating(s), let v = Double(s) { return .double(v) }
         throw .init("\(s) is not a value; strings need quotes ('\(s)'), other literals look like 42, 1.5M, true, null, datetime'2009-11-01T00:00'")
+    }
+
+    /// An unsuffixed integer of at most nine digits (`42`, `-7`, `+3`), which always fits `Int32`:
+    /// what ``parseNumber(_:)`` makes of it, read straight from the bytes.
+    static func shortInteger(_ bytes: some Collection<UInt8>) -> Int32? {
+        var iterator = bytes.makeIterator()
+        guard var byte = iterator.next() else { return nil }
+        var negative = false
+        if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") {
+            negative = byte == UInt8(ascii: "-")
+            guard let next = iterator.next() else { return nil }
+            byte = next
+        }
+        var value: Int32 = 0
+        var digits = 0
+        while true {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 9 else { return nil }
+            value = value * 10 + Int32(byte - UInt8(ascii: "0"))
+            digits += 1
+            guard let next = iterator.next() else { break }
+            byte = next
+        }
+        return negative ? -value : value
     }
 
     /// `[-]digits`

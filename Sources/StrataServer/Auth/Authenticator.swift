@@ -21,8 +21,9 @@ struct Authenticator: Sendable {
     var now: Date { settings.now() }
 
     /// The caller named by an `Authorization` header; nil without one. Throws a 401 for credentials
-    /// that are not valid and ``ThrottledError`` for Basic logins that are blocked.
-    func authenticate(authorization: String?, client: String) async throws -> Principal? {
+    /// that are not valid and ``ThrottledError`` for Basic logins that are blocked. `client` (the
+    /// caller's address, for throttling) is formatted only for Basic credentials.
+    func authenticate(authorization: String?, client: @autoclosure () -> String) async throws -> Principal? {
         guard let authorization else { return nil }
         if let token = Self.credentials(authorization, scheme: "Bearer") {
             return try await bearer(token)
@@ -33,7 +34,7 @@ struct Authenticator: Sendable {
             }
             let username = String(decoded[..<colon]), password = String(decoded[decoded.index(after: colon)...])
             do {
-                return try await login(username: username, password: password, client: client, remember: true)
+                return try await login(username: username, password: password, client: client(), remember: true)
             } catch let error as ODataError where error.status == 403 {
                 throw AuthErrors.invalidToken("The user name or password is not correct.")
             }

@@ -15,15 +15,19 @@ struct ODataRequestURL: Sendable {
     }
 
     /// Parses a raw request path (`/cardealer/Person(1)`) and raw query string.
+    ///
+    /// Slashes, ampersands and equals signs are found among UTF-8 bytes: they are ASCII, and ASCII
+    /// bytes never occur inside a multi-byte character.
     init(rawPath: String, rawQuery: String?) throws(ODataError) {
-        var path = Substring(rawPath)
-        while path.hasPrefix("/") { path = path.dropFirst() }
-        let serviceEnd = path.firstIndex(of: "/") ?? path.endIndex
-        guard let service = PercentEncoding.decode(path[..<serviceEnd]) else {
+        let bytes = rawPath.utf8
+        var start = bytes.startIndex
+        while start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
+        let serviceEnd = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        guard let service = PercentEncoding.decode(rawPath[start..<serviceEnd]) else {
             throw .badRequest("The service name in the URL has an invalid percent escape.")
         }
         serviceName = service
-        let rest = serviceEnd < path.endIndex ? path[path.index(after: serviceEnd)...] : ""
+        let rest = serviceEnd < bytes.endIndex ? rawPath[bytes.index(after: serviceEnd)...] : ""
         self.path = try ResourcePath.parse(rest)
         self.rawQuery = rawQuery ?? ""
         queryItems = try Self.parseQuery(rawQuery ?? "")
@@ -31,14 +35,21 @@ struct ODataRequestURL: Sendable {
 
     static func parseQuery(_ raw: String) throws(ODataError) -> [QueryItem] {
         var items: [QueryItem] = []
-        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = PercentEncoding.decode(parts[0], plusAsSpace: true),
-                  let value = parts.count > 1 ? PercentEncoding.decode(parts[1], plusAsSpace: true) : ""
-            else {
-                throw .badRequest("The query option '\(pair.prefix(60))' has an invalid percent escape.")
+        let bytes = raw.utf8
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            if end != start {
+                let pair = raw[start..<end]
+                let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
+                guard let name = PercentEncoding.decode(equals.map { pair[..<$0] } ?? pair, plusAsSpace: true),
+                      let value = equals.map({ PercentEncoding.decode(pair[pair.utf8.index(after: $0)...], plusAsSpace: true) }) ?? ""
+                else {
+                    throw .badRequest("The query option '\(pair.prefix(60))' has an invalid percent escape.")
+                }
+                items.append(QueryItem(name: name, value: value))
             }
-            items.append(QueryItem(name: name, value: value))
+            start = end == bytes.endIndex ? end : bytes.index(after: end)
         }
         return items
     }

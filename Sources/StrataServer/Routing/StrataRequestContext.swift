@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// The per-request context: Hummingbird's core storage plus what Strata's middleware share.
 public struct StrataRequestContext: RequestContext {
@@ -9,13 +10,16 @@ public struct StrataRequestContext: RequestContext {
     let routeLabel = NIOLockedValueBox("unmatched")
     /// The authenticated caller; nil for anonymous requests.
     var principal: Principal?
-    /// The peer's IP address, for throttling failed logins; nil when the transport has none (tests).
-    let clientAddress: String?
+    private let remoteAddress: SocketAddress?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
-        self.clientAddress = source.channel.remoteAddress?.ipAddress
+        self.remoteAddress = source.channel.remoteAddress
     }
+
+    /// The peer's IP address, for throttling failed logins; nil when the transport has none (tests).
+    /// Formatted when asked for: most requests never need it.
+    var clientAddress: String? { remoteAddress?.ipAddress }
 
     func setRoute(_ label: String) {
         routeLabel.withLockedValue { $0 = label }
