@@ -5,23 +5,53 @@ struct ODataService: Sendable {
     let storage: ServiceStorage
     let model: ServiceModel
     let settings: ServiceSettings
-    /// Per entity set, the shape of its entities read whole (every property, links deferred): what
-    /// most reads write, made once per service load instead of once per request.
-    let wholeEntityShapes: [String: EntityShape]
+    /// Per entity set, what reading its entities whole needs (made once per service load instead of
+    /// once per request): most reads are of whole entities.
+    let wholeEntityReads: [String: WholeEntityRead]
+    /// Per entity type (qualified name), the query options of a request without any, bound.
+    let plainQueries: [String: BoundQuery]
 
     init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings) {
         self.storage = storage
         self.model = model
         self.settings = settings
-        var shapes: [String: EntityShape] = [:]
+        var reads: [String: WholeEntityRead] = [:]
+        var plain: [String: BoundQuery] = [:]
         for set in model.entitySets {
             let type = model.entityType(of: set)
-            shapes[set.name] = EntityShape(set: set, type: type, properties: type.properties)
+            reads[set.name] = WholeEntityRead(set: set, type: type, storage: storage)
+            plain[type.qualifiedName] = try? QueryBinder(model: model).bind(QueryOptions(), to: type)
         }
-        wholeEntityShapes = shapes
+        wholeEntityReads = reads
+        plainQueries = plain
     }
 
     var name: String { storage.name }
     var database: any Database { storage.database }
     var dialect: SQLDialect { storage.database.dialect }
+}
+
+/// Reading one entity set's entities whole (every property, links deferred), prepared per service load.
+struct WholeEntityRead: Sendable {
+    /// The shape the serializer writes such entities in.
+    let shape: EntityShape
+    /// `SELECT <every column> FROM <table> AS t0 WHERE <key> = ? … LIMIT 1`: the statement of
+    /// `Set(key)`, whose binds are the key values in key order. Nil for a type without a key.
+    let byKeySQL: String?
+
+    init(set: EntitySet, type: EntityType, storage: ServiceStorage) {
+        shape = EntityShape(set: set, type: type, properties: type.properties)
+        guard !type.keyNames.isEmpty else {
+            byKeySQL = nil
+            return
+        }
+        // Rendering binds every non-null value as a placeholder, whatever its value: the text is
+        // the same for every key, so it is made once with stand-in values.
+        let standIns = [ODataValue](repeating: .int32(0), count: type.keyNames.count)
+        var query = PathPlanner(storage: storage).plan(
+            steps: [ResolvedPath.Step(set: set, type: type, via: nil, key: standIns)], columns: type.properties)
+        query.limit = 1
+        let statement = SQLRenderer.render(query, dialect: storage.database.dialect)
+        byKeySQL = statement.binds.count == standIns.count ? statement.sql : nil
+    }
 }

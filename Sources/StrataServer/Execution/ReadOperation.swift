@@ -97,21 +97,45 @@ struct ReadOperation: Sendable {
     // MARK: Single values
 
     private func singleEntity() async throws -> Response {
-        let plan = try await ReadPlanner(call: call).plan(path, query)
-        guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
-            try await requireParent()
-            throw ODataError.notFound(missingMessage())
+        let shape: EntityShape
+        let entity: EntityRow
+        if let (statement, prepared) = try await preparedKeyRead() {
+            guard let row = try await fetchOne(statement, columns: prepared.shape.properties) else {
+                throw ODataError.notFound(missingMessage())
+            }
+            shape = prepared.shape
+            entity = EntityRow(values: row)
+        } else {
+            let plan = try await ReadPlanner(call: call).plan(path, query)
+            guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
+                try await requireParent()
+                throw ODataError.notFound(missingMessage())
+            }
+            shape = plan.shape
+            entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
         }
-        // The shape's columns are the plan's: the same tag serves the header and the body.
-        let etag = plan.shape.entityTag(row)
+        // The shape's columns are the statement's: the same tag serves the header and the body.
+        let etag = shape.entityTag(entity.values)
         if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
-        let entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("d")
-        serializer.write(entity, shape: plan.shape, tag: etag, into: &writer)
+        serializer.write(entity, shape: shape, tag: etag, into: &writer)
         writer.endObject()
         return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, extraHeaders: etag.map { [.eTag: $0.headerValue] } ?? [:])
+    }
+
+    /// `Set(key)` read whole (no `$select`, `$expand` or `$filter`) by a caller without a row filter on
+    /// the set: the statement prepared with the service (``WholeEntityRead``), the key bound. Other
+    /// reads are planned per request.
+    private func preparedKeyRead() async throws -> (SQLStatement, WholeEntityRead)? {
+        let target = path.target
+        guard path.steps.count == 1, let key = target.key, query.filter == nil, query.projection.selectsAll,
+              query.projection.expansions.isEmpty, let prepared = service.wholeEntityReads[target.set.name],
+              let sql = prepared.byKeySQL, prepared.shape.type.qualifiedName == query.projection.entityType.qualifiedName,
+              try await call.authorize(.read, target.set.name).filter == nil
+        else { return nil }
+        return (SQLStatement(sql, binds: key, touchesOneRow: true), prepared)
     }
 
     private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {
@@ -128,7 +152,10 @@ struct ReadOperation: Sendable {
         var limited = selectQuery
         limited.limit = 1
         // Every step of an entity path names a key or follows a single-valued navigation property.
-        let statement = SQLRenderer.render(limited, dialect: service.dialect).oneRow()
+        return try await fetchOne(SQLRenderer.render(limited, dialect: service.dialect).oneRow(), columns: columns)
+    }
+
+    private func fetchOne(_ statement: SQLStatement, columns: [EntityProperty]) async throws -> [ODataValue]? {
         let result = try await service.database.read { try await $0.query(statement, types: columns.map(\.type)) }
         return result.rows.first
     }

@@ -14,9 +14,13 @@ struct ReadPlanner {
     func plan(_ path: ResolvedPath, _ bound: BoundQuery, entityTags: Bool = true) async throws -> ReadPlan {
         let target = path.target
         let expansions = try await expansionPlans(bound.projection)
-        let extra = expansions.flatMap { $0.navigation.joinColumns.map(\.local) }
-            + (entityTags ? bound.projection.entityType.properties.map(\.name) : [])
-        let columns = Self.columns(for: bound.projection, extra: extra)
+        let columns: [EntityProperty]
+        if entityTags {
+            // Every column, whatever else is needed.
+            columns = bound.projection.entityType.properties
+        } else {
+            columns = Self.columns(for: bound.projection, extra: expansions.flatMap { $0.navigation.joinColumns.map(\.local) })
+        }
         let positioned = expansions.map { plan -> ExpansionPlan in
             var plan = plan
             plan.parentPositions = plan.navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.local }! }
@@ -47,7 +51,7 @@ struct ReadPlanner {
             SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: false)
         }
         let shape: EntityShape
-        if positioned.isEmpty, bound.projection.selectsAll, let whole = call.service.wholeEntityShapes[target.set.name],
+        if positioned.isEmpty, bound.projection.selectsAll, let whole = call.service.wholeEntityReads[target.set.name]?.shape,
            whole.type.qualifiedName == bound.projection.entityType.qualifiedName, columns.count == whole.properties.count {
             shape = whole
         } else {

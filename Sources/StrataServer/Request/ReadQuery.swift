@@ -4,6 +4,9 @@ import StrataCore
 /// resource and the client's protocol version allow.
 enum ReadQuery {
     static func bind(_ call: ODataCall, _ path: ResolvedPath) throws(ODataError) -> BoundQuery {
+        let type = optionsType(call, path)
+        // No options: nothing to parse, check or refuse.
+        if call.url.rawQuery.isEmpty, let plain = call.service.plainQueries[type.qualifiedName] { return plain }
         let limits = call.runtime.configuration.queryLimits
         let options = try QueryOptions(parsing: call.url.rawQuery, limits: limits)
         if call.version == .v1 {
@@ -33,13 +36,15 @@ enum ReadQuery {
         case .entities:
             break
         }
-        let type: EntityType
-        if case .links(let navigation, _) = path.terminal, let set = call.service.model.entitySet(named: navigation.targetSet) {
-            type = call.service.model.entityType(of: set)
-        } else {
-            type = target.type
-        }
         return try QueryBinder(model: call.service.model).bind(options, to: type)
+    }
+
+    /// The type the options apply to: the target's, or for `$links` the linked entities'.
+    private static func optionsType(_ call: ODataCall, _ path: ResolvedPath) -> EntityType {
+        if case .links(let navigation, _) = path.terminal, let set = call.service.model.entitySet(named: navigation.targetSet) {
+            return call.service.model.entityType(of: set)
+        }
+        return path.target.type
     }
 
     private static func refuse(_ options: QueryOptions, _ present: [(String, Bool)], _ resource: String) throws(ODataError) {
