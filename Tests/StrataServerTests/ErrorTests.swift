@@ -15,6 +15,8 @@ struct ErrorTests {
         try await withServer(backend) { client in
             let cases: [(String, String)] = [
                 ("/nosuch/Person", "no service named 'nosuch'"),
+                // Not a reserved name (they are lower case): a service path, straight to the OData endpoint.
+                ("/Health", "no service named 'Health'"),
                 ("/cardealer/People", "no entity set named 'People'"),
                 ("/cardealer/person", "did you mean 'Person'"),
                 ("/cardealer/Person(99999)", "Person(99999) does not exist"),

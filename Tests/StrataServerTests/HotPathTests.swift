@@ -92,4 +92,14 @@ struct HotPathTests {
         #expect(throws: ODataError.self) { try ODataRequestURL(rawPath: "/car%6", rawQuery: nil) }
         #expect(throws: ODataError.self) { try ODataRequestURL(rawPath: "/cardealer/Person", rawQuery: "a=%ZZ") }
     }
+
+    @Test("Service paths skip the router; the root and reserved names do not")
+    func servicePaths() {
+        for path in ["/cardealer/Person(1)", "/cardealer", "//hockey/", "/Health", "/he%61lth", "/strata/x"] {
+            #expect(StrataResponder.isServicePath(path), "\(path)")
+        }
+        for path in ["/", "", "//", "/health", "/metrics", "/auth/token", "/admin/users", "/blobs", "/blobs/c/x", "/strata_system"] {
+            #expect(!StrataResponder.isServicePath(path), "\(path)")
+        }
+    }
 }

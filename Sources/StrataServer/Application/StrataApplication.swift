@@ -37,7 +37,7 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
     let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger, auth: auth)
     services.append(RuntimeShutdownService(runtime: runtime))
     var app = Application(
-        router: Routes.router(runtime: runtime),
+        router: Routes.responder(runtime: runtime),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Strata"),
         services: services,
         logger: logger)

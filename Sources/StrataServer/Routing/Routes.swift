@@ -5,7 +5,15 @@ import StrataCore
 
 /// Builds the router: operational endpoints first, then every other path is an OData service.
 enum Routes {
-    static func router(runtime: StrataRuntime) -> Router<StrataRequestContext> {
+    /// The server's responder: requests for OData services go straight to the OData endpoint (behind
+    /// the same middleware), everything else through the router.
+    static func responder(runtime: StrataRuntime) -> StrataResponderBuilder {
+        let (router, odata) = router(runtime: runtime)
+        return StrataResponderBuilder(router: router, odata: odata, odataMethods: Set(odataMethods))
+    }
+
+    /// The router, and the OData endpoint behind the same middleware as its `/**` route.
+    static func router(runtime: StrataRuntime) -> (Router<StrataRequestContext>, any HTTPResponder<StrataRequestContext>) {
         let router = Router(context: StrataRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: runtime.metrics))
         // Method and path only: headers (Authorization) and bodies never reach the log.
@@ -34,14 +42,18 @@ enum Routes {
         BlobRoutes.register(on: router, blobs: runtime.blobs)
 
         let odata = ODataEndpoint(runtime: runtime)
-        let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, HTTPRequest.Method("MERGE")!]
-        for method in methods {
+        for method in odataMethods {
             router.on("/**", method: method) { request, context in
                 try await odata.handle(request, context: context)
             }
         }
-        return router
+        let direct = router.middlewares.constructResponder(
+            finalResponder: CallbackResponder { request, context in try await odata.handle(request, context: context) })
+        return (router, direct)
     }
+
+    /// The methods OData requests may use; others get the router's answer.
+    static let odataMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, HTTPRequest.Method("MERGE")!]
 
     /// `GET /`: the services this server offers, with their service document URLs.
     private static func serviceList(_ runtime: StrataRuntime) -> [UInt8] {

@@ -1,0 +1,45 @@
+import HTTPTypes
+import Hummingbird
+
+/// Sends each request to the OData endpoint or to the router by the first segment of its path.
+///
+/// Every route the router holds besides the OData catch-all (`/**`) sits below `/` or a reserved
+/// name (``ServiceName/reserved``: `health`, `metrics`, `auth`, `admin`, `blobs`), so any other path
+/// is one the router would hand to the OData endpoint anyway. Going there directly spares each
+/// service request the route lookup, which cost as much as parsing its OData URL.
+struct StrataResponder: HTTPResponder {
+    typealias Context = StrataRequestContext
+    let router: RouterResponder<StrataRequestContext>
+    /// The OData endpoint behind the router's middleware.
+    let odata: any HTTPResponder<StrataRequestContext>
+    /// The methods the router's OData route takes.
+    let odataMethods: Set<HTTPRequest.Method>
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        if odataMethods.contains(request.method), Self.isServicePath(request.uri.path) {
+            return try await odata.respond(to: request, context: context)
+        }
+        return try await router.respond(to: request, context: context)
+    }
+
+    /// Whether a raw path's first segment names a service rather than the root or a reserved name.
+    static func isServicePath(_ path: String) -> Bool {
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        while start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        guard start != end else { return false }
+        return !ServiceName.reserved.contains(String(path[start..<end]))
+    }
+}
+
+/// Builds ``StrataResponder`` for `Application(router:)`.
+struct StrataResponderBuilder: HTTPResponderBuilder {
+    let router: Router<StrataRequestContext>
+    let odata: any HTTPResponder<StrataRequestContext>
+    let odataMethods: Set<HTTPRequest.Method>
+
+    func buildResponder() -> StrataResponder {
+        StrataResponder(router: router.buildResponder(), odata: odata, odataMethods: odataMethods)
+    }
+}
