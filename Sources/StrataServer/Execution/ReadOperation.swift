@@ -97,26 +97,26 @@ struct ReadOperation: Sendable {
     // MARK: Single values
 
     private func singleEntity() async throws -> Response {
-        let shape: EntityShape
-        let entity: EntityRow
+        let shape: EntityShape, row: [ODataValue], expansions: [ExpansionPlan]
         if let (statement, prepared) = try await preparedKeyRead() {
-            guard let row = try await fetchOne(statement, columns: prepared.shape.properties) else {
+            guard let found = try await fetchOne(statement, columns: prepared.shape.properties) else {
                 throw ODataError.notFound(missingMessage())
             }
-            shape = prepared.shape
-            entity = EntityRow(values: row)
+            (shape, row, expansions) = (prepared.shape, found, [])
         } else {
             let plan = try await ReadPlanner(call: call).plan(path, query)
-            guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
+            guard let found = try await fetchOne(plan.query, columns: plan.columns) else {
                 try await requireParent()
                 throw ODataError.notFound(missingMessage())
             }
-            shape = plan.shape
-            entity = try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], plan.expansions)[0]
+            (shape, row, expansions) = (plan.shape, found, plan.expansions)
         }
         // The shape's columns are the statement's: the same tag serves the header and the body.
-        let etag = shape.entityTag(entity.values)
+        let etag = shape.entityTag(row)
         if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return EntityTag.notModifiedResponse(etag) }
+        let entity = expansions.isEmpty
+            ? EntityRow(values: row)
+            : try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], expansions)[0]
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("d")
