@@ -2,8 +2,9 @@ import HummingbirdBcrypt
 import NIOPosix
 import StrataCore
 
-/// bcrypt hashing and checking, on NIO's blocking thread pool so that a few hundred milliseconds
-/// of hashing never stall the event loops or the cooperative pool.
+/// bcrypt hashing and checking, on a thread pool of its own (``BlockingPools/passwords``), so that
+/// a few hundred milliseconds of hashing never stall the event loops, the cooperative pool or
+/// SQLite's queries.
 struct PasswordHasher: Sendable {
     let cost: UInt8
     /// A hash of a random password at the same cost. Checking a login for an unknown account
@@ -33,7 +34,7 @@ struct PasswordHasher: Sendable {
     func hash(_ password: String) async throws -> String {
         try Self.validate(password)
         let cost = self.cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        return try await BlockingPools.passwords.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
     /// Checks a password against a stored hash, or against the dummy hash when there is none.
@@ -41,7 +42,7 @@ struct PasswordHasher: Sendable {
     func verify(_ password: String, hash: String?) async throws -> Bool {
         let storable = !password.isEmpty && password.utf8.count <= Self.maximumBytes && !password.utf8.contains(0)
         let target = hash ?? dummyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: target) }
+        let matches = try await BlockingPools.passwords.runIfActive { Bcrypt.verify(password, hash: target) }
         return matches && storable && hash != nil
     }
 }

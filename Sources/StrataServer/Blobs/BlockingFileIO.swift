@@ -7,14 +7,15 @@ import Glibc
 import Darwin
 #endif
 
-/// The few POSIX file operations the filesystem store needs, each run on NIO's thread pool for
-/// blocking work, so that waiting for the disk never blocks an event loop or a cooperative thread.
+/// The few POSIX file operations the filesystem store needs, each run on the blob files' own
+/// thread pool (``BlockingPools/files``), so that waiting for the disk never blocks an event loop,
+/// a cooperative thread or SQLite's queries.
 ///
 /// Plain descriptors rather than a file-handle type: an open object (``FileObjectReader``) must
 /// close itself when the last reference goes, whether or not its response was ever written.
 enum BlockingFileIO {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(body)
+        try await BlockingPools.files.runIfActive(body)
     }
 
     /// Creates a new file (never an existing one) for writing, readable by its owner only.
