@@ -1,7 +1,10 @@
 import StrataCore
 
 /// A service as the server serves it: its storage and the model read from its catalog.
-struct ODataService: Sendable {
+///
+/// A class: every request's ``ODataCall`` holds it, and each hand-off of a struct this size would
+/// retain every member.
+final class ODataService: Sendable {
     let storage: ServiceStorage
     let model: ServiceModel
     let settings: ServiceSettings
@@ -38,9 +41,12 @@ struct WholeEntityRead: Sendable {
     /// `SELECT <every column> FROM <table> AS t0 WHERE <key> = ? … LIMIT 1`: the statement of
     /// `Set(key)`, whose binds are the key values in key order. Nil for a type without a key.
     let byKeySQL: String?
+    /// The type of each column of `byKeySQL`, for decoding its row.
+    let columnTypes: [EDMPrimitiveType?]
 
     init(set: EntitySet, type: EntityType, storage: ServiceStorage) {
         shape = EntityShape(set: set, type: type, properties: type.properties)
+        columnTypes = type.properties.map(\.type)
         guard !type.keyNames.isEmpty else {
             byKeySQL = nil
             return

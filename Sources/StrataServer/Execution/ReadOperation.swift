@@ -99,7 +99,7 @@ struct ReadOperation: Sendable {
     private func singleEntity() async throws -> Response {
         let shape: EntityShape, row: [ODataValue], expansions: [ExpansionPlan]
         if let (statement, prepared) = try await preparedKeyRead() {
-            guard let found = try await fetchOne(statement, columns: prepared.shape.properties) else {
+            guard let found = try await fetchOne(statement, types: prepared.columnTypes) else {
                 throw ODataError.notFound(missingMessage())
             }
             (shape, row, expansions) = (prepared.shape, found, [])
@@ -122,7 +122,7 @@ struct ReadOperation: Sendable {
         writer.key("d")
         serializer.write(entity, shape: shape, tag: etag, into: &writer)
         writer.endObject()
-        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, extraHeaders: etag.map { [.eTag: $0.headerValue] } ?? [:])
+        return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, eTag: etag?.headerValue)
     }
 
     /// `Set(key)` read whole (no `$select`, `$expand` or `$filter`) by a caller without a row filter on
@@ -152,11 +152,11 @@ struct ReadOperation: Sendable {
         var limited = selectQuery
         limited.limit = 1
         // Every step of an entity path names a key or follows a single-valued navigation property.
-        return try await fetchOne(SQLRenderer.render(limited, dialect: service.dialect).oneRow(), columns: columns)
+        return try await fetchOne(SQLRenderer.render(limited, dialect: service.dialect).oneRow(), types: columns.map(\.type))
     }
 
-    private func fetchOne(_ statement: SQLStatement, columns: [EntityProperty]) async throws -> [ODataValue]? {
-        let result = try await service.database.read { try await $0.query(statement, types: columns.map(\.type)) }
+    private func fetchOne(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> [ODataValue]? {
+        let result = try await service.database.read { try await $0.query(statement, types: types) }
         return result.rows.first
     }
 

@@ -4,7 +4,10 @@ import StrataCore
 
 /// One OData request after the common prologue: the service it addresses, its URL, method and
 /// headers, the protocol version of the answer, and the caller.
-struct ODataCall: Sendable {
+///
+/// A class: the call is handed to every step of a request (resolver, planner, operation), and
+/// copying a struct of this size retained each of its members at every hand-off.
+final class ODataCall: Sendable {
     let runtime: StrataRuntime
     let service: ODataService
     let url: ODataRequestURL
@@ -15,6 +18,18 @@ struct ODataCall: Sendable {
     /// `http://host:port/service/`
     let serviceRoot: String
     let principal: Principal?
+
+    init(runtime: StrataRuntime, service: ODataService, url: ODataRequestURL, method: HTTPRequest.Method,
+         headers: HTTPFields, version: ODataVersion, serviceRoot: String, principal: Principal?) {
+        self.runtime = runtime
+        self.service = service
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.version = version
+        self.serviceRoot = serviceRoot
+        self.principal = principal
+    }
 
     var isHead: Bool { method == .head }
 

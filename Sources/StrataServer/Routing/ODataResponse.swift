@@ -12,17 +12,25 @@ enum ODataResponse {
     static let dataServiceVersion = HTTPField.Name("DataServiceVersion")!
     static let maxDataServiceVersion = HTTPField.Name("MaxDataServiceVersion")!
 
+    /// A JSON answer. `eTag` is the entity tag of a single entity's answer, quoted.
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, version: ODataVersion?, headRequest: Bool = false,
-                     extraHeaders: HTTPFields = [:]) -> Response {
-        var headers = extraHeaders
-        headers[.contentType] = jsonContentType
-        if let version { headers[dataServiceVersion] = version.headerValue }
+                     eTag: String? = nil, extraHeaders: HTTPFields = [:]) -> Response {
+        // Appended rather than set by subscript: the subscript first looks for fields of the same
+        // name to replace, and these headers are known to be new (a measurable share of a GET by key).
+        var headers = HTTPFields()
+        headers.reserveCapacity(extraHeaders.count + 4)
+        headers.append(HTTPField(name: .contentType, value: jsonContentType))
+        if let version { headers.append(HTTPField(name: dataServiceVersion, value: version.headerValue)) }
+        if let eTag { headers.append(HTTPField(name: .eTag, value: eTag)) }
+        headers.append(contentsOf: extraHeaders)
         return body(bytes, status: status, headers: headers, headRequest: headRequest)
     }
 
+    /// An answer with `bytes` as its body (none for HEAD) and their length; `headers` must not hold a
+    /// `Content-Length` already.
     static func body(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields, headRequest: Bool) -> Response {
         var headers = headers
-        headers[.contentLength] = String(bytes.count)
+        headers.append(HTTPField(name: .contentLength, value: String(bytes.count)))
         let body: ResponseBody = headRequest ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
         return Response(status: status, headers: headers, body: body)
     }
