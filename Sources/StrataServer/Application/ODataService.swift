@@ -13,6 +13,8 @@ final class ODataService: Sendable {
     let wholeEntityReads: [String: WholeEntityRead]
     /// Per entity type (qualified name), the query options of a request without any, bound.
     let plainQueries: [String: BoundQuery]
+    /// `/name/`, percent-encoded: what follows the base URL in the service root.
+    let rootPath: String
 
     init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings) {
         self.storage = storage
@@ -27,6 +29,7 @@ final class ODataService: Sendable {
         }
         wholeEntityReads = reads
         plainQueries = plain
+        rootPath = "/" + PercentEncoding.encodePathSegmentName(storage.name) + "/"
     }
 
     var name: String { storage.name }

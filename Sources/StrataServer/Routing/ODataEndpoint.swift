@@ -21,7 +21,7 @@ struct ODataEndpoint: Sendable {
             version: ContentNegotiation.version(
                 maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
                 versionHeader: request.headers[ODataResponse.dataServiceVersion]),
-            serviceRoot: baseURL(for: request) + "/" + PercentEncoding.encodePathSegmentName(service.name) + "/",
+            serviceRoot: baseURL(for: request) + service.rootPath,
             principal: context.principal)
         let body: [UInt8]
         if method == .get || method == .head {
@@ -110,8 +110,7 @@ struct ODataEndpoint: Sendable {
             return configured.hasSuffix("/") ? String(configured.dropLast()) : configured
         }
         let host = request.head.authority ?? "\(runtime.configuration.host):\(runtime.configuration.port)"
-        let scheme = request.head.scheme ?? "http"
-        return "\(scheme)://\(host)"
+        return (request.head.scheme ?? "http") + "://" + host
     }
 
     static func routeLabel(_ path: ResolvedPath) -> String {

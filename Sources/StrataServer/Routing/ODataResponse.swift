@@ -15,15 +15,17 @@ enum ODataResponse {
     /// A JSON answer. `eTag` is the entity tag of a single entity's answer, quoted.
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, version: ODataVersion?, headRequest: Bool = false,
                      eTag: String? = nil, extraHeaders: HTTPFields = [:]) -> Response {
-        // Appended rather than set by subscript: the subscript first looks for fields of the same
-        // name to replace, and these headers are known to be new (a measurable share of a GET by key).
-        var headers = HTTPFields()
-        headers.reserveCapacity(extraHeaders.count + 4)
-        headers.append(HTTPField(name: .contentType, value: jsonContentType))
-        if let version { headers.append(HTTPField(name: dataServiceVersion, value: version.headerValue)) }
-        if let eTag { headers.append(HTTPField(name: .eTag, value: eTag)) }
-        headers.append(contentsOf: extraHeaders)
-        return body(bytes, status: status, headers: headers, headRequest: headRequest)
+        // Collected first and added in one call: `HTTPFields`' subscript looks for fields of the same
+        // name to replace, and its `append` is a generic range replacement per field; together a
+        // measurable share of a GET by key.
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(extraHeaders.count + 4)
+        fields.append(HTTPField(name: .contentType, value: jsonContentType))
+        if let version { fields.append(HTTPField(name: dataServiceVersion, value: version.headerValue)) }
+        if let eTag { fields.append(HTTPField(name: .eTag, value: eTag)) }
+        fields.append(contentsOf: extraHeaders)
+        fields.append(HTTPField(name: .contentLength, value: String(bytes.count)))
+        return Response(status: status, headers: HTTPFields(fields), body: body(bytes, headRequest: headRequest))
     }
 
     /// An answer with `bytes` as its body (none for HEAD) and their length; `headers` must not hold a
@@ -31,8 +33,11 @@ enum ODataResponse {
     static func body(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields, headRequest: Bool) -> Response {
         var headers = headers
         headers.append(HTTPField(name: .contentLength, value: String(bytes.count)))
-        let body: ResponseBody = headRequest ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
-        return Response(status: status, headers: headers, body: body)
+        return Response(status: status, headers: headers, body: body(bytes, headRequest: headRequest))
+    }
+
+    private static func body(_ bytes: [UInt8], headRequest: Bool) -> ResponseBody {
+        headRequest ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
     }
 
     /// A streamed answer: `first` (read before the response started, so that errors could still
