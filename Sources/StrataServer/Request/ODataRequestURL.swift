@@ -19,18 +19,25 @@ struct ODataRequestURL: Sendable {
     /// Slashes, ampersands and equals signs are found among UTF-8 bytes: they are ASCII, and ASCII
     /// bytes never occur inside a multi-byte character.
     init(rawPath: String, rawQuery: String?) throws(ODataError) {
-        let bytes = rawPath.utf8
-        var start = bytes.startIndex
-        while start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
-        let serviceEnd = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-        guard let service = PercentEncoding.decode(rawPath[start..<serviceEnd]) else {
+        let serviceSegment = Self.firstSegment(of: rawPath)
+        guard let service = PercentEncoding.decode(rawPath[serviceSegment]) else {
             throw .badRequest("The service name in the URL has an invalid percent escape.")
         }
         serviceName = service
-        let rest = serviceEnd < bytes.endIndex ? rawPath[bytes.index(after: serviceEnd)...] : ""
+        let serviceEnd = serviceSegment.upperBound
+        let rest = serviceEnd < rawPath.endIndex ? rawPath[rawPath.utf8.index(after: serviceEnd)...] : ""
         self.path = try ResourcePath.parse(rest)
         self.rawQuery = rawQuery ?? ""
         queryItems = try Self.parseQuery(rawQuery ?? "")
+    }
+
+    /// Where the first segment of a raw path (the service name, still percent-encoded) lies, after
+    /// any leading slashes; empty for the root.
+    static func firstSegment(of rawPath: String) -> Range<String.Index> {
+        let bytes = rawPath.utf8
+        var start = bytes.startIndex
+        while start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
+        return start..<(bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex)
     }
 
     static func parseQuery(_ raw: String) throws(ODataError) -> [QueryItem] {

@@ -24,12 +24,9 @@ struct StrataResponder: HTTPResponder {
 
     /// Whether a raw path's first segment names a service rather than the root or a reserved name.
     static func isServicePath(_ path: String) -> Bool {
-        let bytes = path.utf8
-        var start = bytes.startIndex
-        while start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
-        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-        guard start != end else { return false }
-        return !ServiceName.reserved.contains(String(path[start..<end]))
+        let first = ODataRequestURL.firstSegment(of: path)
+        guard !first.isEmpty else { return false }
+        return !ServiceName.reserved.contains(String(path[first]))
     }
 }
 
