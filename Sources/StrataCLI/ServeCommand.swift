@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
             (strata-data/cardealer.sqlite is the service /cardealer/), or a schema of the PostgreSQL \
             database given with --database. Every option can also be set with an environment variable \
             (STRATA_HOST, STRATA_PORT, STRATA_DATA, STRATA_DATABASE, STRATA_PUBLIC_URL, STRATA_PAGE_SIZE, \
-            STRATA_MAX_BODY_SIZE, STRATA_MAX_BLOB_SIZE, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
+            STRATA_MAX_BODY_SIZE, STRATA_MAX_BLOB_SIZE, STRATA_DATABASE_CONNECTIONS, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
             options win over the environment. With --demo, the first start creates the account `editor` \
             and prints its password once on standard output.
             """)
@@ -44,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-blob-size"), help: "The largest blob accepted, in bytes; larger uploads are refused with 413. (env: STRATA_MAX_BLOB_SIZE, default: 1073741824)")
     var maxBlobSize: Int64?
 
+    @Option(name: .customLong("database-connections"), help: "PostgreSQL connections to keep open (a fixed pool; requests beyond it wait for one). (env: STRATA_DATABASE_CONNECTIONS, default: 10)")
+    var databaseConnections: Int?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
     var logLevel: String?
 
@@ -69,6 +72,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let size = try maxBlobSize ?? environment["STRATA_MAX_BLOB_SIZE"].map({ Int64(try Self.integer($0, "STRATA_MAX_BLOB_SIZE")) }) {
             guard size >= 0 else { throw ValidationError("--max-blob-size must not be negative") }
             configuration.maxBlobSize = size
+        }
+        if let connections = try databaseConnections ?? environment["STRATA_DATABASE_CONNECTIONS"].map({ try Self.integer($0, "STRATA_DATABASE_CONNECTIONS") }) {
+            guard (1...1000).contains(connections) else { throw ValidationError("--database-connections must be from 1 to 1000") }
+            configuration.databaseConnections = connections
         }
         if let level = logLevel ?? environment["STRATA_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {

@@ -97,6 +97,7 @@ struct ErrorTests {
         // Short enough that the request after the outage fails soon, long enough that a loaded
         // machine still connects while the cluster is up (3 s was not, once, in a full run).
         configuration.databaseConnectionWait = .seconds(10)
+        configuration.databaseConnections = 2
         configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: "outage"))
         try await TestDatabases.shared.provision("shop", .postgres, into: configuration, scripts: [
             #"CREATE TABLE "Item" ("id" INTEGER PRIMARY KEY, "name" VARCHAR(20)); INSERT INTO "Item" VALUES (1, 'pen');"#,

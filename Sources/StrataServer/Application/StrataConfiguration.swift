@@ -19,6 +19,9 @@ public struct StrataConfiguration: Sendable {
     public var pageSize: Int
     /// How long a request waits for a PostgreSQL connection before the database counts as unreachable (503).
     public var databaseConnectionWait: Duration = .seconds(10)
+    /// How many PostgreSQL connections the server keeps open: a fixed pool, opened at start.
+    /// Requests beyond it wait for a free connection (up to ``databaseConnectionWait``).
+    public var databaseConnections: Int = 10
     /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
     public var queryLimits: QueryLimits
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.

@@ -39,6 +39,8 @@ actor TestDatabases {
         // At the start of a full run, CPU-bound suites hold both cooperative threads for ~20 s on two
         // cores; a server built then must still get its first PostgreSQL connection.
         configuration.databaseConnectionWait = .seconds(60)
+        // Dozens of servers share one test cluster; each keeps its pool open.
+        configuration.databaseConnections = 3
         switch backend {
         case .sqlite:
             if demo {

@@ -1,5 +1,4 @@
 import Logging
-import NIOConcurrencyHelpers
 import PostgresNIO
 import StrataCore
 
@@ -16,9 +15,12 @@ final class PostgresDatabase: Database {
     /// How long a request waits for a connection before the database counts as unreachable. The pool
     /// itself would keep retrying for a minute before giving up on a server that is down.
     let leaseTimeout: Duration
+    private let leaseWatch: LeaseWatch
 
-    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger, leaseTimeout: Duration = .seconds(10)) {
+    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger, leaseTimeout: Duration = .seconds(10),
+         leaseWatch: LeaseWatch = LeaseWatch()) {
         self.client = client
+        self.leaseWatch = leaseWatch
         self.counter = counter
         self.logger = logger
         self.leaseTimeout = leaseTimeout
@@ -52,37 +54,34 @@ final class PostgresDatabase: Database {
 
     /// Runs `work` on a pooled connection. Failing to get one within ``leaseTimeout`` (or the pool
     /// failing to connect at all) means the database is unreachable: a 503 for the client.
+    ///
+    /// The lease runs in a task of its own so that the ``LeaseWatch`` can cancel it without
+    /// cancelling the request, which still has its 503 to write.
     private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let acquired = NIOLockedValueBox(false)
         let client = self.client
-        let timeout = leaseTimeout
+        let ticket = leaseWatch.ticket(deadline: .now + leaseTimeout)
+        let lease = Task {
+            try await client.withConnection { connection in
+                guard ticket.acquire() else { throw CancellationError() }
+                return try await work(connection)
+            }
+        }
+        ticket.onExpiry { lease.cancel() }
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        acquired.withLockedValue { $0 = true }
-                        return try await work(connection)
-                    }
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    if !acquired.withLockedValue({ $0 }) {
-                        throw StorageError.unavailable("no PostgreSQL connection within \(timeout)")
-                    }
-                    return nil
-                }
-                while let result = try await group.next() {
-                    if let value = result {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw StorageError.unavailable("the PostgreSQL connection pool returned nothing")
+            return try await withTaskCancellationHandler {
+                try await lease.value
+            } onCancel: {
+                lease.cancel()
             }
         } catch let error as StorageError {
+            ticket.end()
             throw error
         } catch {
-            if !acquired.withLockedValue({ $0 }) {
+            ticket.end()
+            if ticket.isExpired {
+                throw StorageError.unavailable("no PostgreSQL connection within \(leaseTimeout)")
+            }
+            if !ticket.isAcquired {
                 throw StorageError.unavailable("cannot connect to PostgreSQL: \(String(describing: error))")
             }
             throw PostgresErrorMapping.map(error)

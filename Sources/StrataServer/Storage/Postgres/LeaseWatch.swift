@@ -1,0 +1,131 @@
+import NIOConcurrencyHelpers
+
+/// Gives up on connection leases that wait too long, with one watcher for all of them.
+///
+/// postgres-nio's pool keeps a lease request waiting while it retries a database that is down, for
+/// up to a minute. A request should get its 503 sooner, but racing every lease against a timer task
+/// of its own (a task group, a second task, `Task.sleep`) cost more per request than the lease itself.
+/// Here a lease only registers a ticket; one watcher task, alive while tickets wait, looks at them a
+/// few times a second and cancels the leases that are past their deadline. A deadline is therefore
+/// kept to within ``resolution``.
+final class LeaseWatch: Sendable {
+    /// How often the watcher looks at the waiting leases.
+    let resolution: Duration
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var waiting: [ObjectIdentifier: LeaseTicket] = [:]
+        var watching = false
+    }
+
+    init(resolution: Duration = .milliseconds(200)) {
+        self.resolution = resolution
+    }
+
+    /// A ticket for a lease that gives up at `deadline`; the watcher calls `cancel` if it is still waiting then.
+    func ticket(deadline: ContinuousClock.Instant) -> LeaseTicket {
+        let ticket = LeaseTicket(deadline: deadline, watch: self)
+        let startWatcher = state.withLockedValue { state in
+            state.waiting[ObjectIdentifier(ticket)] = ticket
+            defer { state.watching = true }
+            return !state.watching
+        }
+        if startWatcher {
+            Task { await self.watch() }
+        }
+        return ticket
+    }
+
+    fileprivate func remove(_ ticket: LeaseTicket) {
+        _ = state.withLockedValue { $0.waiting.removeValue(forKey: ObjectIdentifier(ticket)) }
+    }
+
+    /// Runs while tickets wait; the last round that finds none ends it (the next ticket starts a new one).
+    private func watch() async {
+        while true {
+            try? await Task.sleep(for: resolution)
+            let now = ContinuousClock.now
+            let expired: [LeaseTicket]? = state.withLockedValue { state in
+                if state.waiting.isEmpty {
+                    state.watching = false
+                    return nil
+                }
+                let expired = state.waiting.values.filter { $0.deadline <= now }
+                for ticket in expired { state.waiting.removeValue(forKey: ObjectIdentifier(ticket)) }
+                return expired
+            }
+            guard let expired else { return }
+            for ticket in expired { ticket.expire() }
+        }
+    }
+}
+
+/// One lease's standing with the ``LeaseWatch``: waiting, holding a connection, given up, or failed.
+final class LeaseTicket: Sendable {
+    let deadline: ContinuousClock.Instant
+    private let watch: LeaseWatch
+    private let state = NIOLockedValueBox(State.waiting(cancel: nil))
+
+    private enum State {
+        case waiting(cancel: (@Sendable () -> Void)?)
+        case acquired
+        case expired
+        case ended
+    }
+
+    fileprivate init(deadline: ContinuousClock.Instant, watch: LeaseWatch) {
+        self.deadline = deadline
+        self.watch = watch
+    }
+
+    /// What to call when the deadline passes first; called at once if it already has.
+    func onExpiry(_ cancel: @escaping @Sendable () -> Void) {
+        let expired = state.withLockedValue { state in
+            switch state {
+            case .waiting: state = .waiting(cancel: cancel); return false
+            case .expired: return true
+            case .acquired, .ended: return false
+            }
+        }
+        if expired { cancel() }
+    }
+
+    /// The lease got its connection; false when it came too late (the lease was already given up).
+    func acquire() -> Bool {
+        settle(as: .acquired)
+    }
+
+    /// The lease failed before it got a connection; the watcher need not look at it any more.
+    func end() {
+        _ = settle(as: .ended)
+    }
+
+    /// Whether the watcher gave up on this lease.
+    var isExpired: Bool {
+        state.withLockedValue { if case .expired = $0 { true } else { false } }
+    }
+
+    /// Whether the lease got a connection.
+    var isAcquired: Bool {
+        state.withLockedValue { if case .acquired = $0 { true } else { false } }
+    }
+
+    private func settle(as outcome: State) -> Bool {
+        let settled = state.withLockedValue { state in
+            guard case .waiting = state else { return false }
+            state = outcome
+            return true
+        }
+        if settled { watch.remove(self) }
+        return settled
+    }
+
+    fileprivate func expire() {
+        let cancel: (@Sendable () -> Void)? = state.withLockedValue { state in
+            guard case .waiting(let cancel) = state else { return nil }
+            state = .expired
+            return cancel
+        }
+        cancel?()
+    }
+}

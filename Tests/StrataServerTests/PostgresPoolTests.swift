@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// The server's PostgreSQL pool: fixed in size, and a lease that waits too long gives up with a 503.
+@Suite("PostgreSQL pool")
+struct PostgresPoolTests {
+    @Test("A waiting lease is cancelled once its deadline passes; a lease that got its connection never is")
+    func leaseWatchDeadlines() async throws {
+        let watch = LeaseWatch(resolution: .milliseconds(20))
+        let cancelled = NIOLockedValueBox<[String]>([])
+        let start = ContinuousClock.now
+
+        let late = watch.ticket(deadline: start + .milliseconds(150))
+        late.onExpiry { cancelled.withLockedValue { $0.append("late") } }
+        let served = watch.ticket(deadline: start + .milliseconds(150))
+        served.onExpiry { cancelled.withLockedValue { $0.append("served") } }
+        let failed = watch.ticket(deadline: start + .milliseconds(150))
+        failed.onExpiry { cancelled.withLockedValue { $0.append("failed") } }
+        #expect(served.acquire())
+        failed.end()
+
+        while cancelled.withLockedValue({ $0.isEmpty }), ContinuousClock.now < start + .seconds(10) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let waited = ContinuousClock.now - start
+        #expect(waited >= .milliseconds(150), "cancelled before its deadline")
+        #expect(waited < .seconds(5), "the watcher did not give up on the lease")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(cancelled.withLockedValue { $0 } == ["late"])
+        #expect(late.isExpired && !late.isAcquired)
+        #expect(late.acquire() == false, "a connection that arrives after the deadline must not be used")
+        #expect(served.isAcquired && !served.isExpired)
+
+        // A lease that registers what to cancel only after its deadline passed is cancelled at once.
+        let tardy = watch.ticket(deadline: ContinuousClock.now)
+        while !tardy.isExpired, ContinuousClock.now < start + .seconds(10) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let called = NIOLockedValueBox(false)
+        tardy.onExpiry { called.withLockedValue { $0 = true } }
+        #expect(called.withLockedValue { $0 })
+    }
+
+    @Test("The server's pool opens its connections at start and keeps that many; one more request waits, then gets 503",
+          .timeLimit(.minutes(2)))
+    func fixedPool() async throws {
+        try await PostgresSlots.run(.postgres) {
+            let configuration = try await TestDatabases.shared.configuration(.postgres, demo: false)
+            defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+            guard case .postgres(let location)? = configuration.database, let name = location.database else {
+                Issue.record("no PostgreSQL test database")
+                return
+            }
+            let client = PostgresClient(configuration: location.clientConfiguration(keepingOpen: 2), backgroundLogger: TestDatabases.logger)
+            let database = PostgresDatabase(client: client, logger: TestDatabases.logger, leaseTimeout: .seconds(1),
+                                            leaseWatch: LeaseWatch(resolution: .milliseconds(50)))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+
+                // Opened without any request asking for them.
+                var open = 0
+                let start = ContinuousClock.now
+                while open != 2, ContinuousClock.now < start + .seconds(30) {
+                    try await Task.sleep(for: .milliseconds(100))
+                    open = try await Self.connections(to: name, location: location)
+                }
+                #expect(open == 2)
+
+                // Both connections busy: a third lease waits its second, then the database counts as unreachable.
+                let sleepers = (0..<2).map { _ in
+                    Task { try await database.read { try await $0.query(SQLStatement("SELECT pg_sleep(4)")) } }
+                }
+                try await Task.sleep(for: .milliseconds(500))
+                let asked = ContinuousClock.now
+                await #expect {
+                    _ = try await database.read { try await $0.query(SQLStatement("SELECT 1")) }
+                } throws: { error in
+                    guard case StorageError.unavailable(let message) = error else { return false }
+                    return message.contains("no PostgreSQL connection within")
+                }
+                let waited = ContinuousClock.now - asked
+                #expect(waited >= .seconds(1) && waited < .seconds(3), "gave up after \(waited)")
+                for sleeper in sleepers { _ = try await sleeper.value }
+
+                // The sleepers' connections went back to the pool; it still holds two, and they serve.
+                let rows = try await database.read { try await $0.query(SQLStatement("SELECT 1"), types: [.int32]) }
+                #expect(rows.rows == [[.int32(1)]])
+                #expect(try await Self.connections(to: name, location: location) == 2)
+            }
+        }
+    }
+
+    /// Client connections to `database`, counted from a connection of another database.
+    private static func connections(to database: String, location: PostgresLocation) async throws -> Int {
+        let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+        return try await TestDatabases.withAdminClient(endpoint, database: "postgres") { client in
+            let rows = try await client.query("SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)")
+            var count = 0
+            for try await row in rows { count = try row.decode(Int.self) }
+            return count
+        }
+    }
+}
