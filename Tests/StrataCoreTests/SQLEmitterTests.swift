@@ -36,18 +36,19 @@ func sqliteCaseSensitive(_ sql: String) -> String {
     @Test func groupByHavingOrderByLimitOffset() throws {
         let sql = "SELECT p.lastName AS family, COUNT(*) AS cars FROM Person p JOIN PersonCar pc ON pc.personID = p.personID "
             + "GROUP BY p.lastName HAVING COUNT(*) >= 2 ORDER BY cars DESC, family NULLS LAST LIMIT 10 OFFSET :skip"
-        let body = #"SELECT "t1"."lastName" AS "c1", COUNT(*) AS "c2" FROM "Person" AS "t1" INNER JOIN "PersonCar" AS "t2" ON "t2"."personID" = "t1"."personID" GROUP BY "t1"."lastName" HAVING COUNT(*) >= "#
+        let rest = #" AS "c1", COUNT(*) AS "c2" FROM "Person" AS "t1" INNER JOIN "PersonCar" AS "t2" ON "t2"."personID" = "t1"."personID" GROUP BY "t1"."lastName" HAVING COUNT(*) >= "#
         let sqlite = try emitted(sql, .sqlite, ["skip": .int32(20)])
-        #expect(sqlite.sql == body + "? ORDER BY 2 DESC NULLS LAST, 1 ASC NULLS LAST LIMIT ? OFFSET ?")
+        #expect(sqlite.sql == #"SELECT "t1"."lastName""# + rest + "? ORDER BY 2 DESC NULLS LAST, 1 ASC NULLS LAST LIMIT ? OFFSET ?")
         #expect(sqlite.binds == [.int32(2), .int64(10), .int64(20)])
+        // The string result that `ORDER BY 1` sorts by is selected in the C collation (byte order, as on SQLite).
         let postgres = try emitted(sql, .postgres, ["skip": .int32(20)])
-        #expect(postgres.sql == body + "$1 ORDER BY 2 DESC NULLS LAST, 1 ASC NULLS LAST LIMIT $2 OFFSET $3")
+        #expect(postgres.sql == #"SELECT ("t1"."lastName" COLLATE "C")"# + rest + "$1 ORDER BY 2 DESC NULLS LAST, 1 ASC NULLS LAST LIMIT $2 OFFSET $3")
         #expect(postgres.binds == [.int32(2), .int64(10), .int64(20)])
     }
 
     @Test func orderByExpressionGetsExplicitNullOrder() throws {
         let result = try emitted("SELECT make FROM Car ORDER BY UPPER(model), carID DESC", .postgres)
-        #expect(result.sql == #"SELECT "t1"."make" AS "c1" FROM "Car" AS "t1" ORDER BY UPPER("t1"."model") ASC NULLS FIRST, "t1"."carID" DESC NULLS LAST"#)
+        #expect(result.sql == #"SELECT "t1"."make" AS "c1" FROM "Car" AS "t1" ORDER BY (UPPER("t1"."model") COLLATE "C") ASC NULLS FIRST, "t1"."carID" DESC NULLS LAST"#)
     }
 
     @Test func postgresReusesPlaceholdersForEqualValuesSoGroupingMatches() throws {
@@ -151,7 +152,7 @@ func sqliteCaseSensitive(_ sql: String) -> String {
         #expect(sqlite.sql == #"SELECT COUNT(DISTINCT "t1"."make") AS "c1", SUM("t1"."carID") AS "c2", AVG("t1"."carID") AS "c3", MIN("t1"."model") AS "c4", MAX("t1"."createStamp") AS "c5" FROM "Car" AS "t1""#)
         let postgres = try emitted(sql, .postgres)
         #expect(postgres.sql == #"SELECT COUNT(DISTINCT "t1"."make") AS "c1", CAST(SUM("t1"."carID") AS BIGINT) AS "c2", CAST(AVG("t1"."carID") AS DOUBLE PRECISION) AS "c3", "#
-            + #"MIN("t1"."model") AS "c4", MAX("t1"."createStamp") AS "c5" FROM "Car" AS "t1""#)
+            + #"MIN(("t1"."model" COLLATE "C")) AS "c4", MAX("t1"."createStamp") AS "c5" FROM "Car" AS "t1""#)
     }
 
     @Test func datePartsPerDialect() throws {
@@ -233,5 +234,17 @@ func sqliteCaseSensitive(_ sql: String) -> String {
         let catalog = SQLCatalog(tables: [.init(name: "Odd \"Table\"", columns: [.init(name: "a\"b", type: .int32)])])
         let result = try ClientSQL.check(#"SELECT "a""b" FROM "Odd ""Table""" AS o"#, catalog: catalog).emit(for: .postgres)
         #expect(result.sql == #"SELECT "t1"."a""b" AS "c1" FROM "Odd ""Table""" AS "t1""#)
+    }
+
+    @Test func stringsCompareAndSortByteWiseOnPostgres() throws {
+        let sql = "SELECT lastName, firstName FROM Person WHERE lastName >= :from AND firstName BETWEEN 'A' AND lastName || 'z' "
+            + "AND ssn = 'x' AND personID < 5 ORDER BY 1, LOWER(firstName) DESC"
+        let postgres = try emitted(sql, .postgres, ["from": .string("M")])
+        #expect(postgres.sql == #"SELECT ("t1"."lastName" COLLATE "C") AS "c1", "t1"."firstName" AS "c2" FROM "Person" AS "t1" WHERE "#
+            + #"(("t1"."lastName" COLLATE "C") >= ($1 COLLATE "C")) AND (("t1"."firstName" COLLATE "C") BETWEEN ($2 COLLATE "C") AND (("t1"."lastName" || $3) COLLATE "C")) "#
+            + #"AND ("t1"."ssn" = $4) AND ("t1"."personID" < $5) ORDER BY 1 ASC NULLS FIRST, (LOWER("t1"."firstName") COLLATE "C") DESC NULLS LAST"#)
+        // SQLite compares text byte by byte already.
+        let sqlite = try emitted(sql, .sqlite, ["from": .string("M")])
+        #expect(!sqlite.sql.contains("COLLATE"))
     }
 }

@@ -29,7 +29,8 @@ struct PostgresPoolTests {
         }
         let waited = ContinuousClock.now - start
         #expect(waited >= .milliseconds(150), "cancelled before its deadline")
-        #expect(waited < .seconds(5), "the watcher did not give up on the lease")
+        // Generous: at the start of a full run the cooperative threads can be busy for seconds.
+        #expect(waited < .seconds(60), "the watcher did not give up on the lease")
         try await Task.sleep(for: .milliseconds(200))
         #expect(cancelled.withLockedValue { $0 } == ["late"])
         #expect(late.isExpired && !late.isAcquired)
@@ -46,8 +47,7 @@ struct PostgresPoolTests {
         #expect(called.withLockedValue { $0 })
     }
 
-    @Test("The server's pool opens its connections at start and keeps that many; one more request waits, then gets 503",
-          .timeLimit(.minutes(2)))
+    @Test("The server's pool opens its connections at start and keeps that many; one more request waits, then gets 503")
     func fixedPool() async throws {
         try await PostgresSlots.run(.postgres) {
             let configuration = try await TestDatabases.shared.configuration(.postgres, demo: false)
@@ -72,9 +72,10 @@ struct PostgresPoolTests {
                 }
                 #expect(open == 2)
 
-                // Both connections busy: a third lease waits its second, then the database counts as unreachable.
+                // Both connections busy: a third lease waits its second, then the database counts as
+                // unreachable, long before a connection would come free.
                 let sleepers = (0..<2).map { _ in
-                    Task { try await database.read { try await $0.query(SQLStatement("SELECT pg_sleep(4)")) } }
+                    Task { try await database.read { try await $0.query(SQLStatement("SELECT pg_sleep(15)")) } }
                 }
                 try await Task.sleep(for: .milliseconds(500))
                 let asked = ContinuousClock.now
@@ -85,7 +86,7 @@ struct PostgresPoolTests {
                     return message.contains("no PostgreSQL connection within")
                 }
                 let waited = ContinuousClock.now - asked
-                #expect(waited >= .seconds(1) && waited < .seconds(3), "gave up after \(waited)")
+                #expect(waited >= .seconds(1) && waited < .seconds(12), "gave up after \(waited)")
                 for sleeper in sleepers { _ = try await sleeper.value }
 
                 // The sleepers' connections went back to the pool; it still holds two, and they serve.

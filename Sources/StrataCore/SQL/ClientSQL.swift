@@ -22,7 +22,9 @@
 ///
 /// ## Meaning on both databases
 /// The checker and emitter make a query mean the same on SQLite and PostgreSQL: `LIKE` is
-/// case-sensitive with no default escape; integer division truncates and division by zero gives
+/// case-sensitive with no default escape; strings compare and sort byte by byte (PostgreSQL's
+/// `<`, `BETWEEN`, `MIN`/`MAX` and `ORDER BY` on strings use the C collation, whatever the
+/// column's, as OData's `$orderby` does); integer division truncates and division by zero gives
 /// NULL; NULLs sort first ascending and last descending unless `NULLS` says otherwise; aggregated
 /// queries follow PostgreSQL's grouping rule; date parts return whole numbers. Remaining
 /// differences are in the database's own functions: `LOWER`/`UPPER` change only ASCII letters on

@@ -25,8 +25,12 @@ struct SQLEmitter {
     mutating func statementSQL(tableSource: SQLTableSourceProvider?) throws(ODataError) -> String {
         var sql = statement.distinct ? "SELECT DISTINCT " : "SELECT "
         var items: [String] = []
+        // A string result that `ORDER BY 2` sorts by is made ordinal where it is selected.
+        var sortedPositions = Set<Int>()
+        for item in statement.orderBy { if case .position(let position) = item.key { sortedPositions.insert(position) } }
         for (index, selection) in statement.selections.enumerated() {
-            items.append(expression(selection, root: true) + " AS " + SQLBinder.quote("c\(index + 1)"))
+            let sql = sortedPositions.contains(index + 1) ? ordinal(selection, root: true) : expression(selection, root: true)
+            items.append(sql + " AS " + SQLBinder.quote("c\(index + 1)"))
         }
         sql += items.joined(separator: ", ")
         for (index, table) in statement.tables.enumerated() {
@@ -51,7 +55,7 @@ struct SQLEmitter {
                 let key: String
                 switch item.key {
                 case .position(let position): key = String(position)
-                case .expression(let e): key = expression(e, root: true)
+                case .expression(let e): key = ordinal(e, root: true)
                 }
                 keys.append(key + (item.descending ? " DESC" : " ASC") + (item.nulls.map { " " + $0.rawValue } ?? ""))
             }
@@ -109,7 +113,11 @@ struct SQLEmitter {
         case .arithmetic(let op, let lhs, let rhs):
             return arithmetic(op, lhs, rhs, resultType: e.type)
         case .comparison(let op, let lhs, let rhs):
-            return expression(lhs) + " \(op.rawValue) " + expression(rhs)
+            // Equality is the same under every deterministic collation, and may use the column's index as it is.
+            guard op != .equal, op != .notEqual, lhs.type == .string || rhs.type == .string else {
+                return expression(lhs) + " \(op.rawValue) " + expression(rhs)
+            }
+            return ordinal(lhs, as: .string) + " \(op.rawValue) " + ordinal(rhs, as: .string)
         case .isNull(let operand, let negated):
             return expression(operand) + (negated ? " IS NOT NULL" : " IS NULL")
         case .inList(let operand, let list, let negated):
@@ -118,8 +126,9 @@ struct SQLEmitter {
             for item in list { items.append(expression(item, root: true)) }
             return subject + (negated ? " NOT IN (" : " IN (") + items.joined(separator: ", ") + ")"
         case .between(let operand, let low, let high, let negated):
-            let subject = expression(operand), lowSQL = expression(low)
-            return subject + (negated ? " NOT BETWEEN " : " BETWEEN ") + lowSQL + " AND " + expression(high)
+            let type: EDMPrimitiveType? = [operand, low, high].contains { $0.type == .string } ? .string : operand.type
+            let subject = ordinal(operand, as: type), lowSQL = ordinal(low, as: type)
+            return subject + (negated ? " NOT BETWEEN " : " BETWEEN ") + lowSQL + " AND " + ordinal(high, as: type)
         case .like(let operand, let pattern, let escape, let negated):
             return like(operand, pattern, escape, negated: negated)
         case .caseWhen(let operand, let whens, let otherwise):
@@ -138,6 +147,23 @@ struct SQLEmitter {
         case .countAll:
             return "COUNT(*)"
         }
+    }
+
+    /// A string compared or sorted byte by byte, as SQLite does and as OData's `$orderby` sorts:
+    /// PostgreSQL needs the C collation for that, whatever the database's own. It also lets an
+    /// index declared `COLLATE "C"` serve the query, as it serves `$orderby`.
+    /// `root` is as for ``expression(_:root:)``; `type` overrides the expression's own (a comparison
+    /// of a string with NULL compares strings).
+    mutating func ordinal(_ e: SQLTypedExpression, as type: EDMPrimitiveType?? = nil, root: Bool = false) -> String {
+        guard dialect == .postgres, (type ?? e.type) == .string, !Self.isOrdinal(e) else { return expression(e, root: root) }
+        // COLLATE binds tighter than any operator: an operation is parenthesized first.
+        return "(" + expression(e) + " COLLATE \"C\")"
+    }
+
+    /// MIN and MAX of strings are emitted ordinal already (``call(_:_:distinct:resultType:)``).
+    private static func isOrdinal(_ e: SQLTypedExpression) -> Bool {
+        guard case .function(let function, let arguments, _) = e.node else { return false }
+        return (function == .min || function == .max) && arguments.count == 1 && arguments[0].type == .string
     }
 
     private mutating func joined(_ terms: [SQLTypedExpression], _ separator: String) -> String {
