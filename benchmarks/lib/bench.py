@@ -324,24 +324,41 @@ def cpu_seconds(pid):
         return None
 
 
-def measure_wrk(scenario, target):
-    path = target_path(scenario, target)
-    url = TARGETS[target]["url"] + path
-    headers = scenario_headers(scenario, target)
+def wrk_request(scenario, target):
+    """What wrk sends to one target for a scenario: URL, headers, method, body."""
     method = target_method(scenario, target)
-    body = scenario.get("body") if method != "GET" else None
+    return (TARGETS[target]["url"] + target_path(scenario, target), scenario_headers(scenario, target), method,
+            scenario.get("body") if method != "GET" else None)
+
+
+def wrk_run(scenario, target):
+    url, headers, method, body = wrk_request(scenario, target)
     pid = TARGETS[target]["pid"]
-    if WARMUP > 0:
-        wrk(url, WARMUP, headers, method, body)
-    runs = []
+    before = cpu_seconds(pid) if pid else None
+    run = wrk(url, DURATION, headers, method, body)
+    after = cpu_seconds(pid) if pid else None
+    if before is not None and after is not None and run["requests"]:
+        # The server's own CPU time per request: steadier than req/s when other work shares the machine.
+        run["cpu_us_per_request"] = (after - before) * 1e6 / run["requests"]
+    return run
+
+
+def measure_wrk(scenario, targets):
+    """Runs the targets in rounds (A B C, A B C, …) rather than one after another (A A A, B B B), so
+    that a machine whose speed drifts over a minute shifts every target's median alike and the
+    ratios between them stay put."""
+    for target in targets:
+        if WARMUP > 0:
+            url, headers, method, body = wrk_request(scenario, target)
+            wrk(url, WARMUP, headers, method, body)
+    runs = {target: [] for target in targets}
     for _ in range(REPEAT):
-        before = cpu_seconds(pid) if pid else None
-        run = wrk(url, DURATION, headers, method, body)
-        after = cpu_seconds(pid) if pid else None
-        if before is not None and after is not None and run["requests"]:
-            # The server's own CPU time per request: steadier than req/s when other work shares the machine.
-            run["cpu_us_per_request"] = (after - before) * 1e6 / run["requests"]
-        runs.append(run)
+        for target in targets:
+            runs[target].append(wrk_run(scenario, target))
+    return {target: summarize_wrk(runs[target]) for target in targets}
+
+
+def summarize_wrk(runs):
     rates = [r["rps"] for r in runs if r["rps"] is not None]
     summary = {
         "rps": statistics.median(rates) if rates else None,
@@ -560,6 +577,7 @@ def measure():
             results[sid] = {"skipped": captured[sid]["skipped"]}
             continue
         entry = {}
+        targets = []
         for target in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
             if not live(target) or target_path(scenario, target) is None:
                 continue
@@ -567,16 +585,24 @@ def measure():
                 continue
             if target == "ceiling" and not os.path.exists(os.path.join(BODIES, sid)):
                 continue
+            targets.append(target)
+        if scenario["kind"] == "wrk":
             started = time.time()
-            if scenario["kind"] == "wrk":
-                result = measure_wrk(scenario, target)
-            elif scenario["kind"] == "stream":
-                result = measure_stream(scenario, target, captured.get(sid, {}).get(target, {}).get("rss_growth_cold_mb"))
-            else:
-                result = measure_batch(scenario, target)
-            result["bytes"] = result.get("bytes") or captured.get(sid, {}).get(target, {}).get("bytes")
-            entry[target] = result
-            print(f"  {sid:<18} {TARGETS[target]['label']:<18} {headline(scenario, result):<40} ({time.time() - started:.0f} s)", flush=True)
+            for target, result in measure_wrk(scenario, targets).items():
+                result["bytes"] = result.get("bytes") or captured.get(sid, {}).get(target, {}).get("bytes")
+                entry[target] = result
+                print(f"  {sid:<18} {TARGETS[target]['label']:<18} {headline(scenario, result):<40}", flush=True)
+            print(f"  {sid:<18} ({len(targets)} targets in {REPEAT} rounds, {time.time() - started:.0f} s)", flush=True)
+        else:
+            for target in targets:
+                started = time.time()
+                if scenario["kind"] == "stream":
+                    result = measure_stream(scenario, target, captured.get(sid, {}).get(target, {}).get("rss_growth_cold_mb"))
+                else:
+                    result = measure_batch(scenario, target)
+                result["bytes"] = result.get("bytes") or captured.get(sid, {}).get(target, {}).get("bytes")
+                entry[target] = result
+                print(f"  {sid:<18} {TARGETS[target]['label']:<18} {headline(scenario, result):<40} ({time.time() - started:.0f} s)", flush=True)
         if scenario["id"] == "expand_2_levels":
             entry["statements"] = {}
             for target in STRATA:
@@ -745,7 +771,7 @@ def render_markdown(results):
                  f"{machine.get('memory')} memory), load average before measuring {machine.get('load_before')}, "
                  f"after {machine.get('load_after')}; commit {machine.get('commit')}.")
     lines.append(f"wrk: {s['wrk_threads']} thread(s), {s['connections']} connections, {s['duration_s']} s after a "
-                 f"{s['warmup_s']} s warm-up, median of {s['repeat']} runs; data: `strata demo-data --scale {s['scale']}`.")
+                 f"{s['warmup_s']} s warm-up, median of {s['repeat']} runs, the targets taking turns; data: `strata demo-data --scale {s['scale']}`.")
     if machine.get("datasette_missing"):
         lines.append(f"Datasette was not measured: {machine['datasette_missing']}.")
     lines.append("")
