@@ -159,7 +159,8 @@ struct OperationsTests {
         // A server process of its own, so that its memory is measured without the other tests'.
         var arguments = ["serve", "--data", configuration.dataDirectory, "--page-size", "1000000", "--log-level", "error"]
         if case .postgres(let location) = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
+            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")",
+                          "--database-connections", "2"]
         }
         let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
         defer { server.kill() }
