@@ -53,6 +53,25 @@ struct JSONTests {
         #expect(value["a"]?.arrayValue?[2].stringValue == "é😀/")
     }
 
+    @Test("A member name given twice keeps its first position and its last value, in small and large objects")
+    func repeatedNames() throws {
+        let small = try JSONValue.parse(#"{"a":1,"b":{"x":true,"x":false},"a":2,"c":3}"#)
+        #expect(small.objectValue?.keys == ["a", "b", "c"])
+        #expect(small["a"] == .number("2"))
+        #expect(small["b"]?["x"] == .bool(false) && small["b"]?.objectValue?.count == 1)
+
+        // Past 16 members the object keeps an index of its names; nested objects share the parser's member stack.
+        let names = (0..<20).map { "k\($0)" }
+        let members = names.map { #""\#($0)":{"inner":"\#($0)"}"# } + [#""k3":"again""#, #""last":[{"k0":0}]"#]
+        let large = try JSONValue.parse("{" + members.joined(separator: ",") + "}")
+        let object = try #require(large.objectValue)
+        #expect(object.keys == names + ["last"])
+        #expect(large["k3"] == .string("again"))
+        #expect(large["k19"]?["inner"] == .string("k19"))
+        #expect(large["last"]?.arrayValue?.first?["k0"] == .number("0"))
+        #expect(JSONObject(object.entries) == object)
+    }
+
     @Test("Malformed documents are refused with the offset, never a crash")
     func malformed() throws {
         let cases = ["", "{", "[1,]", #"{"a" 1}"#, "01", "1.", "-", "\"\u{1}\"", #""\ud800""#, "tru", "[1] 2", #"{"a":1,}"#, "\u{FF}"]

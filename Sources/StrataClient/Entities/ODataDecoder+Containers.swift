@@ -41,7 +41,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath,
                                                        debugDescription: "No value for \(key.stringValue); the entity has \(object.keys.filter { !$0.hasPrefix("__") }.joined(separator: ", "))"))
         }
-        return ValueDecoder(value: value, codingPath: codingPath + [key])
+        return ValueDecoder(value: value, parentPath: codingPath, key: key)
     }
 
     private func read<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
@@ -102,7 +102,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
                                                           debugDescription: "The array has only \(items.count) elements"))
         }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: items[currentIndex], codingPath: codingPath + [IndexKey(currentIndex)])
+        return ValueDecoder(value: items[currentIndex], parentPath: codingPath, key: IndexKey(currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -98,9 +98,37 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public private(set) var entries: [(key: String, value: JSONValue)]
     private var index: [String: Int]?
 
+    /// The members in the order given; a name given twice keeps its first position and its last value.
     public init(_ entries: [(key: String, value: JSONValue)] = []) {
+        // Distinct names (the usual case) are taken as they are: adding members one by one cost a
+        // parsed page of entities most of its allocations (benchmarks, issue 10).
+        if entries.count <= 16 {
+            if !Self.repeatsName(entries) {
+                self.entries = entries
+                return
+            }
+        } else {
+            var map = [String: Int](minimumCapacity: entries.count)
+            var distinct = true
+            for (i, entry) in entries.enumerated() where map.updateValue(i, forKey: entry.key) != nil {
+                distinct = false
+                break
+            }
+            if distinct {
+                self.entries = entries
+                self.index = map
+                return
+            }
+        }
         self.entries = []
         for (key, value) in entries { self[key] = value }
+    }
+
+    private static func repeatsName(_ entries: [(key: String, value: JSONValue)]) -> Bool {
+        for i in entries.indices.dropFirst() {
+            for j in 0..<i where entries[j].key == entries[i].key { return true }
+        }
+        return false
     }
 
     public var keys: [String] { entries.map(\.key) }
