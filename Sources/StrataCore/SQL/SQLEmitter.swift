@@ -117,7 +117,7 @@ struct SQLEmitter {
             guard op != .equal, op != .notEqual, lhs.type == .string || rhs.type == .string else {
                 return expression(lhs) + " \(op.rawValue) " + expression(rhs)
             }
-            return ordinal(lhs, as: .string) + " \(op.rawValue) " + ordinal(rhs, as: .string)
+            return ordinal(lhs, asString: true) + " \(op.rawValue) " + ordinal(rhs, asString: true)
         case .isNull(let operand, let negated):
             return expression(operand) + (negated ? " IS NOT NULL" : " IS NULL")
         case .inList(let operand, let list, let negated):
@@ -126,9 +126,9 @@ struct SQLEmitter {
             for item in list { items.append(expression(item, root: true)) }
             return subject + (negated ? " NOT IN (" : " IN (") + items.joined(separator: ", ") + ")"
         case .between(let operand, let low, let high, let negated):
-            let type: EDMPrimitiveType? = [operand, low, high].contains { $0.type == .string } ? .string : operand.type
-            let subject = ordinal(operand, as: type), lowSQL = ordinal(low, as: type)
-            return subject + (negated ? " NOT BETWEEN " : " BETWEEN ") + lowSQL + " AND " + ordinal(high, as: type)
+            let strings = [operand, low, high].contains { $0.type == .string }
+            let subject = ordinal(operand, asString: strings), lowSQL = ordinal(low, asString: strings)
+            return subject + (negated ? " NOT BETWEEN " : " BETWEEN ") + lowSQL + " AND " + ordinal(high, asString: strings)
         case .like(let operand, let pattern, let escape, let negated):
             return like(operand, pattern, escape, negated: negated)
         case .caseWhen(let operand, let whens, let otherwise):
@@ -152,10 +152,10 @@ struct SQLEmitter {
     /// A string compared or sorted byte by byte, as SQLite does and as OData's `$orderby` sorts:
     /// PostgreSQL needs the C collation for that, whatever the database's own. It also lets an
     /// index declared `COLLATE "C"` serve the query, as it serves `$orderby`.
-    /// `root` is as for ``expression(_:root:)``; `type` overrides the expression's own (a comparison
-    /// of a string with NULL compares strings).
-    mutating func ordinal(_ e: SQLTypedExpression, as type: EDMPrimitiveType?? = nil, root: Bool = false) -> String {
-        guard dialect == .postgres, (type ?? e.type) == .string, !Self.isOrdinal(e) else { return expression(e, root: root) }
+    /// `root` is as for ``expression(_:root:)``; `asString` treats an operand without a type of its
+    /// own as a string (NULL compared with a string).
+    mutating func ordinal(_ e: SQLTypedExpression, asString: Bool = false, root: Bool = false) -> String {
+        guard dialect == .postgres, asString || e.type == .string, !Self.isOrdinal(e) else { return expression(e, root: root) }
         // COLLATE binds tighter than any operator: an operation is parenthesized first.
         return "(" + expression(e) + " COLLATE \"C\")"
     }

@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 /// of its own (a task group, a second task, `Task.sleep`) cost more per request than the lease itself.
 /// Here a lease only registers a ticket; one watcher task, alive while tickets wait, looks at them a
 /// few times a second and cancels the leases that are past their deadline. A deadline is therefore
-/// kept to within ``resolution``.
+/// kept to within ``resolution``, once the cooperative pool has a thread for the watcher.
 final class LeaseWatch: Sendable {
     /// How often the watcher looks at the waiting leases.
     let resolution: Duration
@@ -22,7 +22,8 @@ final class LeaseWatch: Sendable {
         self.resolution = resolution
     }
 
-    /// A ticket for a lease that gives up at `deadline`; the watcher calls `cancel` if it is still waiting then.
+    /// A ticket for a lease that gives up at `deadline`: if it is still waiting then, the watcher calls
+    /// what the lease registered with ``LeaseTicket/onExpiry(_:)``.
     func ticket(deadline: ContinuousClock.Instant) -> LeaseTicket {
         let ticket = LeaseTicket(deadline: deadline, watch: self)
         let startWatcher = state.withLockedValue { state in
