@@ -46,6 +46,39 @@ struct DecoderTests {
     "Nav":{"__deferred":{"uri":"http://host/svc/All(1)/Nav"}}}}
     """#
 
+    struct Optionals: Decodable {
+        var int32: Int32?
+        var int: Int?
+        var uint8: UInt8?
+        var string: String?
+        var double: Double?
+        var float: Float?
+        var bool: Bool?
+        var date: Date?
+        var absent: Int64?
+        var null: String?
+        var nested: [Int32]?
+    }
+
+    @Test("Optional properties: present values decode, absent, null and deferred ones are nil, wrong types still throw")
+    func optionals() throws {
+        let body = #"{"d":{"int32":7,"int":"-9","uint8":255,"string":"x","double":2.5,"float":0.5,"bool":false,"#
+            + #""date":"\/Date(0)\/","null":null,"nested":{"__deferred":{"uri":"http://host/svc/X(1)/nested"}}}}"#
+        let decoded = try ODataDecoder().decode(Optionals.self, from: Data(body.utf8))
+        #expect(decoded.int32 == 7 && decoded.int == -9 && decoded.uint8 == 255)
+        #expect(decoded.string == "x" && decoded.double == 2.5 && decoded.float == 0.5 && decoded.bool == false)
+        #expect(decoded.date == Date(timeIntervalSince1970: 0))
+        #expect(decoded.absent == nil && decoded.null == nil && decoded.nested == nil)
+
+        let wrong = #"{"d":{"uint8":-1}}"#
+        #expect {
+            try ODataDecoder().decode(Optionals.self, from: Data(wrong.utf8))
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["uint8"]
+        }
+    }
+
     @Test("Every EDM type decodes from the form the server writes it in")
     func everyType() throws {
         let decoded = try ODataDecoder().decode(AllTypes.self, from: Data(Self.allTypesBody.utf8))

@@ -65,6 +65,30 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).decodeUnsignedInteger(type) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try read(type, key) }
 
+    /// The decoder of the value at `key`, or nil when it is absent, null or a deferred navigation
+    /// property: one lookup, where the protocol's default `decodeIfPresent` makes three.
+    private func present(_ key: Key) -> ValueDecoder? {
+        guard let value = object[key.stringValue] else { return nil }
+        let decoder = ValueDecoder(value: value, parentPath: codingPath, key: key)
+        return decoder.isNil ? nil : decoder
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decodeBool() }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key)?.decodeString() }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key)?.decodeDouble() }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(key).map { Float(try $0.decodeDouble()) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.decodeInteger(type) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(key)?.decodeInteger(type) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(key)?.decodeInteger(type) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key)?.decodeInteger(type) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key)?.decodeInteger(type) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(key)?.decodeUnsignedInteger(type) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(key)?.decodeUnsignedInteger(type) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try present(key)?.decodeUnsignedInteger(type) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try present(key)?.decodeUnsignedInteger(type) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try present(key)?.decodeUnsignedInteger(type) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try present(key)?.decodeValue(type) }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try child(key).container(keyedBy: type)
     }

@@ -170,17 +170,23 @@ struct JSONParser {
             bits |= c
             position += 1
         }
-        var buffer = Array(bytes[start..<position])
+        // With escapes (every V2 date is "\/Date(…)\/"): unescaped into a buffer sized for the common
+        // short string, and again skipping the validator when every byte is ASCII.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(position - start + 32)
+        buffer.append(contentsOf: bytes[start..<position])
         while position < bytes.count {
             let c = bytes[position]
             if c == UInt8(ascii: "\"") {
                 position += 1
+                if bits < 0x80 { return String(decoding: buffer, as: UTF8.self) }
                 guard let s = String(validating: buffer, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
                 return s
             }
             if c < 0x20 { throw fail("control character inside a string must be escaped") }
             if c != UInt8(ascii: "\\") {
                 buffer.append(c)
+                bits |= c
                 position += 1
                 continue
             }
@@ -211,7 +217,9 @@ struct JSONParser {
                     throw fail("unpaired surrogate in \\u escape")
                 }
                 guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape") }
-                buffer.append(contentsOf: Array(String(Character(unicode)).utf8))
+                let encoded = Array(String(Character(unicode)).utf8)
+                for byte in encoded { bits |= byte }
+                buffer.append(contentsOf: encoded)
             default:
                 throw fail("invalid escape sequence")
             }
