@@ -9,20 +9,23 @@ import Testing
 /// The server's PostgreSQL pool: fixed in size, and a lease that waits too long gives up with a 503.
 @Suite("PostgreSQL pool")
 struct PostgresPoolTests {
-    @Test("A waiting lease is cancelled once its deadline passes; a lease that got its connection never is")
+    @Test("A waiting lease is cancelled once its time in the pool is up; one that got its connection, or has not asked yet, never is")
     func leaseWatchDeadlines() async throws {
         let watch = LeaseWatch(resolution: .milliseconds(20))
         let cancelled = NIOLockedValueBox<[String]>([])
         let start = ContinuousClock.now
 
-        let late = watch.ticket(deadline: start + .milliseconds(150))
-        late.onExpiry { cancelled.withLockedValue { $0.append("late") } }
-        let served = watch.ticket(deadline: start + .milliseconds(150))
-        served.onExpiry { cancelled.withLockedValue { $0.append("served") } }
-        let failed = watch.ticket(deadline: start + .milliseconds(150))
-        failed.onExpiry { cancelled.withLockedValue { $0.append("failed") } }
+        var tickets: [String: LeaseTicket] = [:]
+        for name in ["late", "served", "failed", "unscheduled"] {
+            let ticket = watch.ticket(timeout: .milliseconds(150))
+            ticket.onExpiry { cancelled.withLockedValue { $0.append(name) } }
+            // A lease task that has not run yet (a busy cooperative pool) has not asked the pool.
+            if name != "unscheduled" { ticket.start() }
+            tickets[name] = ticket
+        }
+        let late = try #require(tickets["late"]), served = try #require(tickets["served"]), unscheduled = try #require(tickets["unscheduled"])
         #expect(served.acquire())
-        failed.end()
+        tickets["failed"]?.end()
 
         while cancelled.withLockedValue({ $0.isEmpty }), ContinuousClock.now < start + .seconds(60) {
             try await Task.sleep(for: .milliseconds(5))
@@ -36,9 +39,12 @@ struct PostgresPoolTests {
         #expect(late.isExpired && !late.isAcquired)
         #expect(late.acquire() == false, "a connection that arrives after the deadline must not be used")
         #expect(served.isAcquired && !served.isExpired)
+        #expect(!unscheduled.isExpired)
+        unscheduled.end()
 
         // A lease that registers what to cancel only after its deadline passed is cancelled at once.
-        let tardy = watch.ticket(deadline: ContinuousClock.now)
+        let tardy = watch.ticket(timeout: .zero)
+        tardy.start()
         let registered = ContinuousClock.now
         while !tardy.isExpired, ContinuousClock.now < registered + .seconds(60) {
             try await Task.sleep(for: .milliseconds(5))

@@ -142,7 +142,7 @@ actor TestDatabases {
         case .postgres(let location):
             let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
             try await withAdminClient(endpoint, database: location.database ?? "postgres") { client in
-                let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
+                let store = PostgresServiceStore(client: client, counter: .none, logger: logger, connectionWait: .seconds(60))
                 let system = SystemDatabase(database: store.system, schema: store.systemSchema)
                 try await system.migrate(logger: logger)
                 try await createTester(system)
@@ -191,7 +191,8 @@ extension TestDatabases {
         case .postgres(let location):
             let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
             try await Self.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
-                let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger)
+                // As long as the test servers wait (see `configuration`): a loaded start of a full run.
+                let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger, connectionWait: .seconds(60))
                 _ = try await store.provision(service, scripts: scripts)
                 try await Self.allowAnonymousReads(service, store)
             }

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// up to a minute. A request should get its 503 sooner, but racing every lease against a timer task
 /// of its own (a task group, a second task, `Task.sleep`) cost more per request than the lease itself.
 /// Here a lease only registers a ticket; one watcher task, alive while tickets wait, looks at them a
-/// few times a second and cancels the leases that are past their deadline. A deadline is therefore
+/// few times a second and cancels the leases whose time in the pool is up. A deadline is therefore
 /// kept to within ``resolution``, once the cooperative pool has a thread for the watcher.
 final class LeaseWatch: Sendable {
     /// How often the watcher looks at the waiting leases.
@@ -22,10 +22,10 @@ final class LeaseWatch: Sendable {
         self.resolution = resolution
     }
 
-    /// A ticket for a lease that gives up at `deadline`: if it is still waiting then, the watcher calls
-    /// what the lease registered with ``LeaseTicket/onExpiry(_:)``.
-    func ticket(deadline: ContinuousClock.Instant) -> LeaseTicket {
-        let ticket = LeaseTicket(deadline: deadline, watch: self)
+    /// A ticket for a lease that may wait `timeout` once it asks the pool (``LeaseTicket/start()``): if
+    /// it is still waiting then, the watcher calls what the lease registered with ``LeaseTicket/onExpiry(_:)``.
+    func ticket(timeout: Duration) -> LeaseTicket {
+        let ticket = LeaseTicket(timeout: timeout, watch: self)
         let startWatcher = state.withLockedValue { state in
             state.waiting[ObjectIdentifier(ticket)] = ticket
             defer { state.watching = true }
@@ -51,7 +51,7 @@ final class LeaseWatch: Sendable {
                     state.watching = false
                     return nil
                 }
-                let expired = state.waiting.values.filter { $0.deadline <= now }
+                let expired = state.waiting.values.filter { $0.isPast(now) }
                 for ticket in expired { state.waiting.removeValue(forKey: ObjectIdentifier(ticket)) }
                 return expired
             }
@@ -63,8 +63,11 @@ final class LeaseWatch: Sendable {
 
 /// One lease's standing with the ``LeaseWatch``: waiting, holding a connection, given up, or failed.
 final class LeaseTicket: Sendable {
-    let deadline: ContinuousClock.Instant
+    let timeout: Duration
     private let watch: LeaseWatch
+    /// When the lease asked the pool: time before that (a task not yet scheduled on a busy cooperative
+    /// pool) is not the database's delay.
+    private let started = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
     private let state = NIOLockedValueBox(State.waiting(cancel: nil))
 
     private enum State {
@@ -74,12 +77,22 @@ final class LeaseTicket: Sendable {
         case ended
     }
 
-    fileprivate init(deadline: ContinuousClock.Instant, watch: LeaseWatch) {
-        self.deadline = deadline
+    fileprivate init(timeout: Duration, watch: LeaseWatch) {
+        self.timeout = timeout
         self.watch = watch
     }
 
-    /// What to call when the deadline passes first; called at once if it already has.
+    /// The lease asks the pool now; its timeout runs from here.
+    func start() {
+        started.withLockedValue { $0 = ContinuousClock.now }
+    }
+
+    fileprivate func isPast(_ now: ContinuousClock.Instant) -> Bool {
+        guard let started = started.withLockedValue({ $0 }) else { return false }
+        return started + timeout <= now
+    }
+
+    /// What to call when the lease's time in the pool is up first; called at once if it already is.
     func onExpiry(_ cancel: @escaping @Sendable () -> Void) {
         let expired = state.withLockedValue { state in
             switch state {

@@ -59,9 +59,10 @@ final class PostgresDatabase: Database {
     /// cancelling the request, which still has its 503 to write.
     private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = self.client
-        let ticket = leaseWatch.ticket(deadline: .now + leaseTimeout)
+        let ticket = leaseWatch.ticket(timeout: leaseTimeout)
         let lease = Task {
-            try await client.withConnection { connection in
+            ticket.start()
+            return try await client.withConnection { connection in
                 guard ticket.acquire() else { throw CancellationError() }
                 return try await work(connection)
             }
