@@ -23,9 +23,7 @@ extension SQLEmitter {
     mutating func call(_ function: SQLFunction, _ arguments: [SQLTypedExpression], distinct: Bool, resultType: EDMPrimitiveType?) -> String {
         switch function {
         case .count, .sum, .avg, .min, .max:
-            // The smallest and largest string are the byte-wise ones, as on SQLite.
-            let bytewise = (function == .min || function == .max) && arguments.count == 1 && arguments[0].type == .string
-            let operands = bytewise ? ordinal(arguments[0], root: true) : list(arguments)
+            let operands = Self.isStringExtreme(function, arguments) ? ordinal(arguments[0], root: true) : list(arguments)
             let call = "\(function.rawValue)(\(distinct ? "DISTINCT " : "")\(operands))"
             guard dialect == .postgres else { return call }
             // PostgreSQL sums integers as NUMERIC and averages as NUMERIC; cast back to the declared type.

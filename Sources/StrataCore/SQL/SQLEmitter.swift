@@ -163,7 +163,12 @@ struct SQLEmitter {
     /// MIN and MAX of strings are emitted ordinal already (``call(_:_:distinct:resultType:)``).
     private static func isOrdinal(_ e: SQLTypedExpression) -> Bool {
         guard case .function(let function, let arguments, _) = e.node else { return false }
-        return (function == .min || function == .max) && arguments.count == 1 && arguments[0].type == .string
+        return isStringExtreme(function, arguments)
+    }
+
+    /// MIN or MAX of one string: the smallest and largest string are the byte-wise ones, as on SQLite.
+    static func isStringExtreme(_ function: SQLFunction, _ arguments: [SQLTypedExpression]) -> Bool {
+        (function == .min || function == .max) && arguments.count == 1 && arguments[0].type == .string
     }
 
     private mutating func joined(_ terms: [SQLTypedExpression], _ separator: String) -> String {

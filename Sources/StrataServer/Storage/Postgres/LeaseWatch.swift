@@ -65,12 +65,16 @@ final class LeaseWatch: Sendable {
 final class LeaseTicket: Sendable {
     let timeout: Duration
     private let watch: LeaseWatch
-    /// When the lease asked the pool: time before that (a task not yet scheduled on a busy cooperative
-    /// pool) is not the database's delay.
-    private let started = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
-    private let state = NIOLockedValueBox(State.waiting(cancel: nil))
+    private let state = NIOLockedValueBox(State())
 
-    private enum State {
+    private struct State {
+        /// When the lease asked the pool: time before that (a task not yet scheduled on a busy
+        /// cooperative pool) is not the database's delay.
+        var started: ContinuousClock.Instant?
+        var phase = Phase.waiting(cancel: nil)
+    }
+
+    private enum Phase {
         case waiting(cancel: (@Sendable () -> Void)?)
         case acquired
         case expired
@@ -84,19 +88,19 @@ final class LeaseTicket: Sendable {
 
     /// The lease asks the pool now; its timeout runs from here.
     func start() {
-        started.withLockedValue { $0 = ContinuousClock.now }
+        state.withLockedValue { $0.started = ContinuousClock.now }
     }
 
     fileprivate func isPast(_ now: ContinuousClock.Instant) -> Bool {
-        guard let started = started.withLockedValue({ $0 }) else { return false }
+        guard let started = state.withLockedValue({ $0.started }) else { return false }
         return started + timeout <= now
     }
 
     /// What to call when the lease's time in the pool is up first; called at once if it already is.
     func onExpiry(_ cancel: @escaping @Sendable () -> Void) {
         let expired = state.withLockedValue { state in
-            switch state {
-            case .waiting: state = .waiting(cancel: cancel); return false
+            switch state.phase {
+            case .waiting: state.phase = .waiting(cancel: cancel); return false
             case .expired: return true
             case .acquired, .ended: return false
             }
@@ -116,18 +120,18 @@ final class LeaseTicket: Sendable {
 
     /// Whether the watcher gave up on this lease.
     var isExpired: Bool {
-        state.withLockedValue { if case .expired = $0 { true } else { false } }
+        state.withLockedValue { if case .expired = $0.phase { true } else { false } }
     }
 
     /// Whether the lease got a connection.
     var isAcquired: Bool {
-        state.withLockedValue { if case .acquired = $0 { true } else { false } }
+        state.withLockedValue { if case .acquired = $0.phase { true } else { false } }
     }
 
-    private func settle(as outcome: State) -> Bool {
+    private func settle(as outcome: Phase) -> Bool {
         let settled = state.withLockedValue { state in
-            guard case .waiting = state else { return false }
-            state = outcome
+            guard case .waiting = state.phase else { return false }
+            state.phase = outcome
             return true
         }
         if settled { watch.remove(self) }
@@ -136,8 +140,8 @@ final class LeaseTicket: Sendable {
 
     fileprivate func expire() {
         let cancel: (@Sendable () -> Void)? = state.withLockedValue { state in
-            guard case .waiting(let cancel) = state else { return nil }
-            state = .expired
+            guard case .waiting(let cancel) = state.phase else { return nil }
+            state.phase = .expired
             return cancel
         }
         cancel?()
