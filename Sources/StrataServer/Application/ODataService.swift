@@ -44,6 +44,8 @@ struct WholeEntityRead: Sendable {
     /// `SELECT <every column> FROM <table> AS t0 WHERE <key> = ? … LIMIT 1`: the statement of
     /// `Set(key)`, whose binds are the key values in key order. Nil for a type without a key.
     let byKeySQL: String?
+    /// The name under which PostgreSQL keeps `byKeySQL` prepared (``SQLStatement/reusableName``).
+    let byKeyName: String?
     /// The type of each column of `byKeySQL`, for decoding its row.
     let columnTypes: [EDMPrimitiveType?]
 
@@ -51,7 +53,7 @@ struct WholeEntityRead: Sendable {
         shape = EntityShape(set: set, type: type, properties: type.properties)
         columnTypes = type.properties.map(\.type)
         guard !type.keyNames.isEmpty else {
-            byKeySQL = nil
+            (byKeySQL, byKeyName) = (nil, nil)
             return
         }
         // Rendering binds every non-null value as a placeholder, whatever its value: the text is
@@ -62,5 +64,6 @@ struct WholeEntityRead: Sendable {
         query.limit = 1
         let statement = SQLRenderer.render(query, dialect: storage.database.dialect)
         byKeySQL = statement.binds.count == standIns.count ? statement.sql : nil
+        byKeyName = byKeySQL.map(NamedStatements.name(for:))
     }
 }

@@ -135,7 +135,7 @@ struct ReadOperation: Sendable {
               let sql = prepared.byKeySQL, prepared.shape.type.qualifiedName == query.projection.entityType.qualifiedName,
               try await call.authorize(.read, target.set.name).filter == nil
         else { return nil }
-        return (SQLStatement(sql, binds: key, touchesOneRow: true), prepared)
+        return (SQLStatement(sql, binds: key, touchesOneRow: true, reusableName: prepared.byKeyName), prepared)
     }
 
     private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {

@@ -108,23 +108,45 @@ struct PostgresSession: DatabaseConnection {
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
         do {
-            let sequence = try await connection.query(
-                PostgresQuery(unsafeSQL: statement.sql, binds: try PostgresValueCoding.bind(statement.binds)), logger: logger)
-            var columns: [String] = []
-            var rows: [[ODataValue]] = []
-            for try await row in sequence {
-                if columns.isEmpty { columns = row.map(\.columnName) }
-                var values: [ODataValue] = []
-                values.reserveCapacity(columns.count)
-                for (index, cell) in row.enumerated() {
-                    values.append(try PostgresValueCoding.decode(cell, as: index < types.count ? types[index] : nil))
+            let binds = try PostgresValueCoding.bind(statement.binds)
+            if let name = statement.reusableName, !NamedStatements.isAbandoned(name) {
+                do {
+                    return try await NamedStatements.run(name: name, sql: statement.sql, binds: binds, on: connection, logger: logger) {
+                        try await Self.collect($0, types: types)
+                    }
+                } catch let namedError {
+                    // See ``NamedStatements``: the failure may be one postgres-nio remembered from an
+                    // earlier preparation on this connection. If the same statement succeeds unnamed,
+                    // that is what it was.
+                    guard let rows = try? await unnamed(statement.sql, binds, types: types) else { throw namedError }
+                    NamedStatements.abandon(name, logger: logger)
+                    return rows
                 }
-                rows.append(values)
             }
-            return SQLRows(columns: columns, rows: rows)
+            return try await unnamed(statement.sql, binds, types: types)
         } catch {
             throw PostgresErrorMapping.map(error)
         }
+    }
+
+    private func unnamed(_ sql: String, _ binds: PostgresBindings, types: [EDMPrimitiveType?]) async throws -> SQLRows {
+        try await Self.collect(try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger), types: types)
+    }
+
+    private static func collect<Rows: AsyncSequence>(_ sequence: Rows, types: [EDMPrimitiveType?]) async throws -> SQLRows
+    where Rows.Element == PostgresRow {
+        var columns: [String] = []
+        var rows: [[ODataValue]] = []
+        for try await row in sequence {
+            if columns.isEmpty { columns = row.map(\.columnName) }
+            var values: [ODataValue] = []
+            values.reserveCapacity(columns.count)
+            for (index, cell) in row.enumerated() {
+                values.append(try PostgresValueCoding.decode(cell, as: index < types.count ? types[index] : nil))
+            }
+            rows.append(values)
+        }
+        return SQLRows(columns: columns, rows: rows)
     }
 
     func execute(_ statement: SQLStatement) async throws {
