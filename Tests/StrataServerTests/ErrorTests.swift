@@ -94,9 +94,10 @@ struct ErrorTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = StrataConfiguration(dataDirectory: directory.path, logLevel: .critical)
-        // Short enough that the request after the outage fails soon, long enough that a loaded
-        // machine still connects while the cluster is up (3 s was not, once, in a full run).
-        configuration.databaseConnectionWait = .seconds(10)
+        // Short enough that the request after the outage fails within the test's patience, long enough
+        // that a loaded machine still connects while the cluster is up (3 s was not, once, in a full
+        // run, nor 10 s once: the server's start read its catalog at the suite's busiest moment).
+        configuration.databaseConnectionWait = .seconds(30)
         configuration.databaseConnections = 2
         configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: "outage"))
         try await TestDatabases.shared.provision("shop", .postgres, into: configuration, scripts: [
