@@ -32,6 +32,7 @@ TARGETS = {
     "datasette": {"label": "Datasette", "url": ENV.get("BENCH_DATASETTE_URL"), "pid": ENV.get("BENCH_DATASETTE_PID")},
 }
 STRATA = ["strata_sqlite", "strata_pg"]
+POSTMASTER = ENV.get("BENCH_POSTMASTER_PID")
 
 WRK_THREADS = int(ENV.get("BENCH_WRK_THREADS", "1"))
 CONNECTIONS = int(ENV.get("BENCH_CONNECTIONS", "16"))
@@ -324,6 +325,22 @@ def cpu_seconds(pid):
         return None
 
 
+def cluster_cpu_seconds(postmaster):
+    """CPU time so far of a PostgreSQL cluster: the postmaster and its children (the backends)."""
+    total = cpu_seconds(postmaster) or 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == str(postmaster):
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def wrk_request(scenario, target):
     """What wrk sends to one target for a scenario: URL, headers, method, body."""
     method = target_method(scenario, target)
@@ -334,12 +351,17 @@ def wrk_request(scenario, target):
 def wrk_run(scenario, target):
     url, headers, method, body = wrk_request(scenario, target)
     pid = TARGETS[target]["pid"]
+    postmaster = POSTMASTER if target == "strata_pg" else None
     before = cpu_seconds(pid) if pid else None
+    database_before = cluster_cpu_seconds(postmaster) if postmaster else None
     run = wrk(url, DURATION, headers, method, body)
     after = cpu_seconds(pid) if pid else None
     if before is not None and after is not None and run["requests"]:
         # The server's own CPU time per request: steadier than req/s when other work shares the machine.
         run["cpu_us_per_request"] = (after - before) * 1e6 / run["requests"]
+    if database_before is not None and run["requests"]:
+        # PostgreSQL runs on the same cores: what it spends per request bounds Strata on it.
+        run["database_cpu_us_per_request"] = (cluster_cpu_seconds(postmaster) - database_before) * 1e6 / run["requests"]
     return run
 
 
@@ -365,6 +387,7 @@ def summarize_wrk(runs):
         "p50_ms": median_of(runs, "p50_ms"),
         "p99_ms": median_of(runs, "p99_ms"),
         "cpu_us_per_request": median_of(runs, "cpu_us_per_request"),
+        "database_cpu_us_per_request": median_of(runs, "database_cpu_us_per_request"),
         "errors": sum(r["errors"] for r in runs),
         "requests": sum(r["requests"] for r in runs),
         "runs": [r["rps"] for r in runs],
@@ -819,6 +842,9 @@ def render_markdown(results):
                                    f"{x['created_per_batch']} × 201 per batch")
         cpus = [f"{TARGETS[t]['label']} {res[t]['cpu_us_per_request']:,.0f}" for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]
                 if isinstance(res.get(t), dict) and res[t].get("cpu_us_per_request")]
+        database_cpu = res.get("strata_pg", {}).get("database_cpu_us_per_request") if isinstance(res.get("strata_pg"), dict) else None
+        if database_cpu:
+            cpus.append(f"PostgreSQL itself (its backends, for Strata PostgreSQL) {database_cpu:,.0f}")
         if cpus:
             details.append(f"- {row['title']}: server CPU µs per request {', '.join(cpus)}")
         sizes = []
