@@ -11,10 +11,11 @@ import Synchronization
 ///
 /// postgres-nio prepares only statements whose SQL is a static property of a type
 /// (`PostgresPreparedStatement`); ours is known when a service loads. ``NamedStatement`` therefore
-/// reads its name and text from a task-local value that ``run(_:binds:on:logger:)`` sets around the
-/// call. That is sound because `PostgresConnection.execute(_:logger:)` reads the static properties
-/// synchronously, in the calling task, before it returns (checked for postgres-nio 1.33; a test runs
-/// every prepared read of the suite through it, so a change there fails loudly rather than silently).
+/// reads its name and text from a task-local value that ``run(name:sql:binds:on:logger:consume:)``
+/// sets around the call. That is sound because `PostgresConnection.execute(_:logger:)` reads the
+/// static properties synchronously, in the calling task, before it returns (postgres-nio 1.33). Should
+/// a later version read them elsewhere, the precondition in ``NamedStatement/name`` stops the first
+/// key read on PostgreSQL, which every such read in the test suite would hit.
 ///
 /// postgres-nio remembers a failed preparation per connection and fails every later execution of
 /// that name on that connection without asking the server. A statement whose named execution fails
