@@ -26,13 +26,7 @@ enum NamedStatements {
     /// A name for `sql`: derived from the text, so that every connection and process agrees on it, and
     /// short, because PostgreSQL truncates names to 63 bytes.
     static func name(for sql: String) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var name = Array("strata_".utf8)
-        for byte in SHA256.hash(data: Array(sql.utf8)).prefix(12) {
-            name.append(hex[Int(byte >> 4)])
-            name.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: name, as: UTF8.self)
+        "strata_" + StoredObject.hex(SHA256.hash(data: Array(sql.utf8)).prefix(12))
     }
 
     /// Names whose named execution failed while the same statement unnamed succeeded.
