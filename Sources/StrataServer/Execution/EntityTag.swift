@@ -44,7 +44,10 @@ struct EntityTag: Sendable, Hashable {
             Self.appendCanonical(row[position], to: &message)
             Self.patchLength(at: start, in: &message)
         }
-        opaque = SHA256.hash(data: message).withUnsafeBytes { Base64URL.encode($0.prefix(16)) }
+        // The buffer-pointer update: `hash(data:)` walks the array as generic `DataProtocol` regions.
+        var hasher = SHA256()
+        message.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        opaque = hasher.finalize().withUnsafeBytes { Base64URL.encode($0.prefix(16)) }
     }
 
     init(opaque: String) {

@@ -25,7 +25,11 @@ enum ODataResponse {
         if let eTag { fields.append(HTTPField(name: .eTag, value: eTag)) }
         fields.append(contentsOf: extraHeaders)
         fields.append(HTTPField(name: .contentLength, value: String(bytes.count)))
-        return Response(status: status, headers: HTTPFields(fields), body: body(bytes, headRequest: headRequest))
+        // Room for the two fields Hummingbird adds to every response (Date, Server) without growing.
+        var headers = HTTPFields()
+        headers.reserveCapacity(fields.count + 2)
+        headers.append(contentsOf: fields)
+        return Response(status: status, headers: headers, body: body(bytes, headRequest: headRequest))
     }
 
     /// An answer with `bytes` as its body (none for HEAD) and their length; `headers` must not hold a

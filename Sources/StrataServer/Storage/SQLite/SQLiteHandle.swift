@@ -14,7 +14,9 @@ import VaporCSQLite
 /// `@unchecked Sendable`: a handle is only ever used by one borrower at a time. ``SQLiteDatabase``
 /// keeps handles in a ``SQLiteHandlePool`` that lends each exclusively; the borrower runs statements
 /// either on its own thread or on a thread-pool thread it awaits, never on two threads at once, and
-/// the library itself is built thread-safe (`SQLITE_THREADSAFE=1`, opened `FULLMUTEX`).
+/// the pool's lock orders each hand-over. That is exactly what SQLite's multi-thread mode asks
+/// (`SQLITE_OPEN_NOMUTEX`: no connection used by two threads at once), so the connection skips the
+/// mutex that serialized mode takes around every API call.
 final class SQLiteHandle: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var prepared: [String: PreparedStatement] = [:]
@@ -38,7 +40,7 @@ final class SQLiteHandle: @unchecked Sendable {
     init(path: String) throws {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+        let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "error \(status)"
