@@ -71,8 +71,9 @@ extension PostgresLocation {
         case "prefer": tls = .prefer(.makeClientConfiguration())
         default: tls = .disable
         }
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: tls)
+        var configuration = socketPath.map {
+            PostgresClient.Configuration(unixSocketPath: $0, username: username, password: password, database: database)
+        } ?? PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
         // Timestamps without time zone hold UTC; the session must agree so that comparisons with
         // timestamptz values and now() are UTC too.
         configuration.options.additionalStartupParameters = [("TimeZone", "UTC")]

@@ -11,6 +11,8 @@ actor PostgresTestCluster {
         var host: String
         var port: Int
         var user: String
+        /// Where the server's Unix-domain socket lives (`-k`).
+        var socketDirectory: String? = nil
     }
 
     private var launching: Task<(endpoint: Endpoint, bin: String, data: String, asRoot: Bool), any Error>?
@@ -79,7 +81,7 @@ actor PostgresTestCluster {
         let options = "-p \(port) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
         try runAsOwner(asRoot, "\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", base + "/log", "-w", "start"])
         ClusterCleanup.register(pgctl: "\(bin)/pg_ctl", data: data, base: base, asRoot: asRoot)
-        return (Endpoint(host: "127.0.0.1", port: port, user: "postgres"), bin, data, asRoot)
+        return (Endpoint(host: "127.0.0.1", port: port, user: "postgres", socketDirectory: base), bin, data, asRoot)
     }
 
     private static func runAsOwner(_ asRoot: Bool, _ tool: String, _ arguments: [String]) throws {
