@@ -128,9 +128,15 @@ struct InsertWrite: PreparedWrite {
         json.key("d")
         EntitySerializer(serviceRoot: call.serviceRoot, version: call.version).write(created.entity, shape: created.shape, tag: tag, into: &json)
         json.endObject()
-        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: call.version.headerValue]
-        headers[.location] = call.serviceRoot + relative
-        headers[.eTag] = tag.headerValue
+        // Appended rather than set by name (a search per field), with room for Content-Length, Date and Server.
+        var headers = HTTPFields()
+        headers.reserveCapacity(7)
+        headers.append(contentsOf: [
+            HTTPField(name: .contentType, value: ODataResponse.jsonContentType),
+            HTTPField(name: ODataResponse.dataServiceVersion, value: call.version.headerValue),
+            HTTPField(name: .location, value: call.serviceRoot + relative),
+            HTTPField(name: .eTag, value: tag.headerValue),
+        ])
         return WriteResult(status: .created, headers: headers, body: json.bytes, entityPath: relative)
     }
 
@@ -151,7 +157,7 @@ struct InsertWrite: PreparedWrite {
                 guard let row = try await writer.fetch(path.steps[...], columns: relation.targetType.properties) else {
                     throw try await WriteOperation.notFound(path.steps[...], writer: writer)
                 }
-                related = (EntityRow(values: row), Self.plainShape(relation.targetSet, relation.targetType))
+                related = (EntityRow(values: row), Self.plainShape(relation.targetSet, relation.targetType, in: writer.service))
             }
             for pair in relation.navigation.joinColumns {
                 values[pair.local] = EntityWriter.value(pair.remote, of: relation.targetType, in: related.entity.values)
@@ -161,7 +167,7 @@ struct InsertWrite: PreparedWrite {
         }
         for relation in node.relations where relation.explicitNull {
             expanded[relation.navigation.name] = .single(nil)
-            shapes[relation.navigation.name] = Self.plainShape(relation.targetSet, relation.targetType)
+            shapes[relation.navigation.name] = Self.plainShape(relation.targetSet, relation.targetType, in: writer.service)
         }
 
         let ordered = node.type.properties.compactMap { property in values[property.name].map { (column: property.name, value: $0) } }
@@ -191,15 +197,23 @@ struct InsertWrite: PreparedWrite {
                 }
             }
             expanded[relation.navigation.name] = relation.navigation.multiplicity == .many ? .collection(children) : .single(children.first)
-            shapes[relation.navigation.name] = childShape ?? Self.plainShape(relation.targetSet, relation.targetType)
+            shapes[relation.navigation.name] = childShape ?? Self.plainShape(relation.targetSet, relation.targetType, in: writer.service)
         }
-        let shape = EntityShape(set: node.set, type: node.type, properties: node.type.properties,
-                                navigations: node.type.navigationProperties.map { ($0, shapes[$0.name]) })
+        let shape = shapes.isEmpty
+            ? Self.plainShape(node.set, node.type, in: writer.service)
+            : EntityShape(set: node.set, type: node.type, properties: node.type.properties,
+                          navigations: node.type.navigationProperties.map { ($0, shapes[$0.name]) })
         return (EntityRow(values: row, expanded: expanded), shape)
     }
 
-    static func plainShape(_ set: EntitySet, _ type: EntityType) -> EntityShape {
-        EntityShape(set: set, type: type, properties: type.properties)
+    /// The shape of an entity whose links are all deferred: the one prepared when the service was
+    /// loaded (``WholeEntityRead``), rather than a new one per entity, which cost a single POST a
+    /// dozen allocations.
+    static func plainShape(_ set: EntitySet, _ type: EntityType, in service: ODataService) -> EntityShape {
+        if let prepared = service.wholeEntityReads[set.name]?.shape, prepared.type.qualifiedName == type.qualifiedName {
+            return prepared
+        }
+        return EntityShape(set: set, type: type, properties: type.properties)
     }
 }
 
