@@ -10,7 +10,7 @@ struct StorageOptions: ParsableArguments {
     @Option(name: .customLong("data"), help: "Directory for SQLite services and Strata's own data. (env: STRATA_DATA, default: ./strata-data)")
     var dataDirectory: String?
 
-    @Option(help: "A SQLite file to serve as one service, or postgres://user:password@host:5432/database. (env: STRATA_DATABASE)")
+    @Option(help: "A SQLite file to serve as one service, or postgres://user:password@host:5432/database (postgres://user@/database?host=/socket/directory for a Unix socket). (env: STRATA_DATABASE)")
     var database: String?
 
     /// Applies the options (and `STRATA_DATA`, `STRATA_DATABASE`, `STRATA_PASSWORD_HASH_COST`) to a configuration.
