@@ -66,9 +66,7 @@ struct EntityWriter: Sendable {
                             key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) },
                             returning: type.properties.map(\.name)),
             dialect: dialect).oneRow()
-        var assigned: [String: ODataValue] = [:]
-        for case let (column, .value(value)) in assignments { assigned[column] = value }
-        let rows = try await diagnosing(.update, set: set, type: type, values: assigned) {
+        let rows = try await diagnosing(.update, set: set, type: type, values: Self.assignedValues(assignments)) {
             try await connection.query(statement, types: type.properties.map(\.type))
         }
         guard let row = rows.rows.first else {
@@ -121,13 +119,20 @@ struct EntityWriter: Sendable {
 
     /// Runs a statement; when SQLite reports a foreign key failure without saying which key, finds
     /// the relationship at fault so that the 409 names the constraint and table, as PostgreSQL's does.
-    private func diagnosing(_ action: TableAction, set: EntitySet, type: EntityType, values: [String: ODataValue],
+    private static func assignedValues(_ assignments: [(column: String, value: AssignedValue)]) -> [String: ODataValue] {
+        var assigned: [String: ODataValue] = [:]
+        for case let (column, .value(value)) in assignments { assigned[column] = value }
+        return assigned
+    }
+
+    /// `values` are built only for a diagnosis, so that a write that succeeds does not pay for them.
+    private func diagnosing(_ action: TableAction, set: EntitySet, type: EntityType, values: @autoclosure () -> [String: ODataValue],
                             _ body: () async throws -> SQLRows) async throws -> SQLRows {
         do {
             return try await body()
         } catch StorageError.foreignKeyViolation(nil, nil, let detail) where dialect == .sqlite {
             // A failed statement leaves a SQLite transaction usable, so the diagnosis can query.
-            if let found = try await ForeignKeyDiagnosis(writer: self).diagnose(action, type: type, values: values) {
+            if let found = try await ForeignKeyDiagnosis(writer: self).diagnose(action, type: type, values: values()) {
                 throw StorageError.foreignKeyViolation(constraint: found.constraint, table: found.table, detail: found.detail)
             }
             throw StorageError.foreignKeyViolation(constraint: nil, table: set.name, detail: detail)
