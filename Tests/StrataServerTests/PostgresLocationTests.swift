@@ -33,6 +33,8 @@ struct PostgresLocationTests {
         #expect(encoded.socketPath == "/tmp/pg/.s.PGSQL.5433")
         #expect(encoded.description == "postgres://ann@/sales?host=/tmp/pg&port=5433")
         #expect(try PostgresLocation(url: encoded.description) == encoded)
+        // `prefer` is met without TLS; only `require` is refused below.
+        #expect(try PostgresLocation(url: "postgres://ann@/sales?host=/tmp&sslmode=prefer").socketPath == "/tmp/.s.PGSQL.5432")
         // The parameter wins over the URL's host, as in libpq.
         #expect(try PostgresLocation(url: "postgres://ann@db.example.com/sales?host=/tmp/").socketPath == "/tmp/.s.PGSQL.5432")
     }

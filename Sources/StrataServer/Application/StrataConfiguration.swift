@@ -92,8 +92,8 @@ public enum DatabaseLocation: Sendable, Equatable {
 /// Connection settings for PostgreSQL, parsed from a `postgres://` URL.
 ///
 /// As in libpq, a host that starts with `/` is the directory of the server's Unix-domain socket
-/// (`<directory>/.s.PGSQL.<port>`): `postgres://user@/db?host=/var/run/postgresql`. On one machine
-/// the socket spares every statement the TCP stack, a large share of a key lookup's cost.
+/// (`<directory>/.s.PGSQL.<port>`): `postgres://user@/db?host=/var/run/postgresql`, for servers on
+/// the same machine that listen only on their socket or admit local users by peer authentication.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -140,8 +140,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         if let sslMode, !["disable", "prefer", "require"].contains(sslMode) {
             throw ConfigurationError("sslmode must be disable, prefer or require, not \(sslMode)")
         }
-        if host.hasPrefix("/"), let sslMode, sslMode != "disable" {
-            throw ConfigurationError("sslmode=\(sslMode) cannot apply to the Unix socket in \(host); a socket connection is not encrypted")
+        // `prefer` is met by a plain connection; `require` cannot be, as a socket has no TLS here.
+        if host.hasPrefix("/"), sslMode == "require" {
+            throw ConfigurationError("sslmode=require cannot apply to the Unix socket in \(host); a socket connection is not encrypted")
         }
         self.init(host: host, port: port, username: user.removingPercentEncoding ?? user,
                   password: components.password.map { $0.removingPercentEncoding ?? $0 },

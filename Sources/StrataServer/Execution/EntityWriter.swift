@@ -117,14 +117,14 @@ struct EntityWriter: Sendable {
         set.name + KeyPredicate.forKey(zip(type.keyNames, key(of: type, in: row)).map { (name: $0.0, value: $0.1) }).urlText
     }
 
-    /// Runs a statement; when SQLite reports a foreign key failure without saying which key, finds
-    /// the relationship at fault so that the 409 names the constraint and table, as PostgreSQL's does.
     private static func assignedValues(_ assignments: [(column: String, value: AssignedValue)]) -> [String: ODataValue] {
         var assigned: [String: ODataValue] = [:]
         for case let (column, .value(value)) in assignments { assigned[column] = value }
         return assigned
     }
 
+    /// Runs a statement; when SQLite reports a foreign key failure without saying which key, finds
+    /// the relationship at fault so that the 409 names the constraint and table, as PostgreSQL's does.
     /// `values` are built only for a diagnosis, so that a write that succeeds does not pay for them.
     private func diagnosing(_ action: TableAction, set: EntitySet, type: EntityType, values: @autoclosure () -> [String: ODataValue],
                             _ body: () async throws -> SQLRows) async throws -> SQLRows {
