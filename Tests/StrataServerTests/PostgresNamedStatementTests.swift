@@ -11,13 +11,7 @@ import Testing
 struct PostgresNamedStatementTests {
     @Test("A key read leaves its statement prepared on the connection; one whose preparation failed recovers when the table is back")
     func keyReadsArePrepared() async throws {
-        try await PostgresSlots.run(.postgres) {
-            let configuration = try await TestDatabases.shared.configuration(.postgres, demo: false)
-            defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-            guard case .postgres(let location)? = configuration.database, let databaseName = location.database else {
-                Issue.record("no PostgreSQL test database")
-                return
-            }
+        try await withEmptyPostgresDatabase { configuration, location, databaseName in
             // Table names of this test only: the names of statements derive from their text, and
             // which of them are abandoned is remembered per process.
             try await TestDatabases.shared.provision("depot", .postgres, into: configuration, scripts: [

@@ -56,13 +56,7 @@ struct PostgresPoolTests {
 
     @Test("The server's pool opens its connections at start and keeps that many; one more request waits, then gets 503")
     func fixedPool() async throws {
-        try await PostgresSlots.run(.postgres) {
-            let configuration = try await TestDatabases.shared.configuration(.postgres, demo: false)
-            defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-            guard case .postgres(let location)? = configuration.database, let name = location.database else {
-                Issue.record("no PostgreSQL test database")
-                return
-            }
+        try await withEmptyPostgresDatabase { _, location, name in
             let client = PostgresClient(configuration: location.clientConfiguration(keepingOpen: 2), backgroundLogger: TestDatabases.logger)
             let database = PostgresDatabase(client: client, logger: TestDatabases.logger, leaseTimeout: .seconds(1),
                                             leaseWatch: LeaseWatch(resolution: .milliseconds(50)))

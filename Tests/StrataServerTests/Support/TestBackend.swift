@@ -216,6 +216,20 @@ extension TestDatabases {
     }
 }
 
+/// Runs `body` holding a PostgreSQL slot, with the configuration of a new, empty test database, where
+/// that database lives, and its name; the data directory is removed afterwards.
+func withEmptyPostgresDatabase(_ body: (StrataConfiguration, PostgresLocation, String) async throws -> Void) async throws {
+    try await PostgresSlots.run(.postgres) {
+        let configuration = try await TestDatabases.shared.configuration(.postgres, demo: false)
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        guard case .postgres(let location)? = configuration.database, let name = location.database else {
+            Issue.record("no PostgreSQL test database")
+            return
+        }
+        try await body(configuration, location, name)
+    }
+}
+
 /// At most a few PostgreSQL-backed servers at once. Every test opens fresh connections to the
 /// shared test cluster; on a 2-core machine, dozens of parallel connects (each a forked backend)
 /// can take longer than the 5 s a request waits for a connection, failing tests that are correct.
