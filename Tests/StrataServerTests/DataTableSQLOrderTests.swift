@@ -132,7 +132,7 @@ struct DataTableSQLOrderTests {
         }
         switch configuration.database {
         case .postgres(let location):
-            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            let endpoint = PostgresTestCluster.Endpoint(location)
             return try await TestDatabases.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
                 try await explain(PostgresServiceStore(client: client, counter: .none, logger: TestDatabases.logger))
             }

@@ -42,7 +42,7 @@ struct OperationsTests {
     private func execute(_ sql: String, service: String, _ configuration: StrataConfiguration) async throws {
         switch configuration.database {
         case .postgres(let location):
-            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            let endpoint = PostgresTestCluster.Endpoint(location)
             try await TestDatabases.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
                 try await client.withConnection { connection in
                     _ = try await connection.query(PostgresQuery(unsafeSQL: #"SET search_path TO "\#(service)""#), logger: TestDatabases.logger)

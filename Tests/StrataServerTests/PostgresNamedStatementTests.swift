@@ -70,7 +70,7 @@ struct PostgresNamedStatementTests {
     }
 
     private static func admin(_ location: PostgresLocation, database: String, _ sql: String) async throws {
-        let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+        let endpoint = PostgresTestCluster.Endpoint(location)
         do {
             try await TestDatabases.withAdminClient(endpoint, database: database) { client in
                 _ = try await client.query(PostgresQuery(unsafeSQL: sql))

@@ -100,7 +100,7 @@ struct PostgresPoolTests {
 
     /// Client connections to `database`, counted from a connection of another database.
     private static func connections(to database: String, location: PostgresLocation) async throws -> Int {
-        let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+        let endpoint = PostgresTestCluster.Endpoint(location)
         return try await TestDatabases.withAdminClient(endpoint, database: "postgres") { client in
             let rows = try await client.query("SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)")
             var count = 0

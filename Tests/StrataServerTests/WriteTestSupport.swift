@@ -58,7 +58,7 @@ func prepareLedger(_ configuration: StrataConfiguration, backend: Backend, requi
     }
     switch configuration.database {
     case .postgres(let location)?:
-        let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+        let endpoint = PostgresTestCluster.Endpoint(location)
         try await TestDatabases.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
             try await work(PostgresServiceStore(client: client, counter: .none, logger: logger))
         }

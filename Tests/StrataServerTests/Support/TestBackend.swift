@@ -140,7 +140,7 @@ actor TestDatabases {
     private static func addTester(to configuration: StrataConfiguration) async throws {
         switch configuration.database {
         case .postgres(let location):
-            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            let endpoint = PostgresTestCluster.Endpoint(location)
             try await withAdminClient(endpoint, database: location.database ?? "postgres") { client in
                 let store = PostgresServiceStore(client: client, counter: .none, logger: logger, connectionWait: .seconds(60))
                 let system = SystemDatabase(database: store.system, schema: store.systemSchema)
@@ -189,7 +189,7 @@ extension TestDatabases {
     func provision(_ service: String, _ backend: Backend, into configuration: StrataConfiguration, scripts: [String]) async throws {
         switch configuration.database {
         case .postgres(let location):
-            let endpoint = PostgresTestCluster.Endpoint(host: location.host, port: location.port, user: location.username)
+            let endpoint = PostgresTestCluster.Endpoint(location)
             try await Self.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
                 // As long as the test servers wait (see `configuration`): a loaded start of a full run.
                 let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger, connectionWait: .seconds(60))
@@ -273,5 +273,12 @@ actor PostgresSlots {
             // The slot passes straight to the next waiter.
             waiting.removeFirst().resume()
         }
+    }
+}
+
+extension PostgresTestCluster.Endpoint {
+    /// The test cluster as a server configured with `location` reaches it (TCP or socket directory).
+    init(_ location: PostgresLocation) {
+        self.init(host: location.host, port: location.port, user: location.username)
     }
 }
