@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
             (strata-data/cardealer.sqlite is the service /cardealer/), or a schema of the PostgreSQL \
             database given with --database. Every option can also be set with an environment variable \
             (STRATA_HOST, STRATA_PORT, STRATA_DATA, STRATA_DATABASE, STRATA_PUBLIC_URL, STRATA_PAGE_SIZE, \
-            STRATA_MAX_BODY_SIZE, STRATA_MAX_BLOB_SIZE, STRATA_DATABASE_CONNECTIONS, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
+            STRATA_MAX_BODY_SIZE, STRATA_MAX_BLOB_SIZE, STRATA_DATABASE_CONNECTIONS, STRATA_EVENT_LOOPS, STRATA_LOG_LEVEL, STRATA_TOKEN_LIFETIME, STRATA_PASSWORD_HASH_COST, STRATA_DEMO=1); \
             options win over the environment. With --demo, the first start creates the account `editor` \
             and prints its password once on standard output.
             """)
@@ -46,6 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("database-connections"), help: "PostgreSQL connections to keep open (a fixed pool; requests beyond it wait for one). (env: STRATA_DATABASE_CONNECTIONS, default: 10)")
     var databaseConnections: Int?
+
+    @Option(name: .customLong("event-loops"), help: "Threads that read requests and write responses. (env: STRATA_EVENT_LOOPS, default: one per two cores on SQLite, one per core on PostgreSQL)")
+    var eventLoops: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
     var logLevel: String?
@@ -82,6 +85,15 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
             configuration.logLevel = parsed
+        }
+        let loops = try eventLoops ?? environment["STRATA_EVENT_LOOPS"].map { try Self.integer($0, "STRATA_EVENT_LOOPS") }
+        if let loops {
+            guard EventLoopCount.range.contains(loops) else {
+                throw ValidationError("--event-loops must be from \(EventLoopCount.range.lowerBound) to \(EventLoopCount.range.upperBound)")
+            }
+            EventLoopCount.apply(loops)
+        } else if environment[EventLoopCount.nioEnvironmentVariable] == nil {
+            EventLoopCount.apply(EventLoopCount.automatic(for: configuration.database))
         }
         let app = try await buildApplication(configuration)
         try await app.runService()

@@ -36,8 +36,9 @@ struct StrataProcess {
         return found
     }
 
-    /// Starts the server on a free loopback port and waits until `/health` answers.
-    static func start(_ binary: String, arguments: [String]) async throws -> StrataProcess {
+    /// Starts the server on a free loopback port and waits until `/health` answers. `environment`
+    /// changes this process's environment for it: a value sets a variable, nil removes it.
+    static func start(_ binary: String, arguments: [String], environment: [String: String?] = [:]) async throws -> StrataProcess {
         let port = try freeLoopbackPort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("strata-process-\(UUID().uuidString.prefix(8)).log").path
         var actions = posix_spawn_file_actions_t()
@@ -49,7 +50,11 @@ struct StrataProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments + ["--host", "127.0.0.1", "--port", String(port)]).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure(description: "cannot start \(binary): error \(spawned)") }
         let process = StrataProcess(pid: pid, port: port, log: log)
         let deadline = ContinuousClock.now + .seconds(60)
