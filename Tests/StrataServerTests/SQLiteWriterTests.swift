@@ -54,6 +54,47 @@ struct SQLiteWriterTests {
         }
     }
 
+    @Test("A write transaction runs on the database's writer thread from start to commit, across statements on the thread pool; reads do not")
+    func writesRunOnTheWriterThread() async throws {
+        try await Self.withDatabase { database, _ in
+            let places = try await database.transaction { connection in
+                let before = database.writerExecutor.isCurrent
+                try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
+                                                          binds: [.int64(1), .string("one")], touchesOneRow: true))
+                // Not a single-row statement: it runs on the thread pool, and the body comes back.
+                _ = try await connection.query(SQLStatement("SELECT COUNT(*) FROM \"Item\""))
+                return [before, database.writerExecutor.isCurrent]
+            }
+            #expect(places == [true, true])
+            #expect(!database.writerExecutor.isCurrent)
+            let inRead = try await database.read { _ in database.writerExecutor.isCurrent }
+            #expect(!inRead)
+        }
+    }
+
+    @Test("Concurrent transactions take turns on the writer: every one commits, none is lost")
+    func concurrentTransactions() async throws {
+        try await Self.withDatabase { database, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for id in 0..<200 {
+                    group.addTask {
+                        try await database.transaction { connection in
+                            try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
+                                                                      binds: [.int64(Int64(id)), .string("row \(id)")], touchesOneRow: true))
+                            let rows = try await connection.query(SQLStatement("SELECT COUNT(*) FROM \"Item\" WHERE \"id\" = ?",
+                                                                               binds: [.int64(Int64(id))], touchesOneRow: true))
+                            #expect(rows.rows.first?.first?.integerValue == 1)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let count = try await database.read { try await $0.query(SQLStatement("SELECT COUNT(*), SUM(\"id\") FROM \"Item\"")) }
+            #expect(count.rows.first?.first?.integerValue == 200)
+            #expect(count.rows.first?.last?.integerValue == 19_900)  // 0 + 1 + … + 199
+        }
+    }
+
     static func withDatabase(_ body: (SQLiteDatabase, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-writer-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -17,6 +17,8 @@ final class SQLiteDatabase: Database {
     private let counter: StatementCounter
     private let threadPool: NIOThreadPool
     private let logger: Logger
+    /// Where write transactions run (see ``SQLiteWriterExecutor``).
+    let writerExecutor = SQLiteWriterExecutor()
 
     static func open(path: String, readers: Int = 4, counter: StatementCounter = .none, logger: Logger) async throws -> SQLiteDatabase {
         let threadPool = NIOThreadPool.singleton
@@ -70,7 +72,17 @@ final class SQLiteDatabase: Database {
     /// `BEGIN` that finds another process holding the write lock waits for it, on the thread pool.
     /// Handing each of these to another thread cost more than the write itself and, since writes
     /// queue for the one writer, capped writes per second at one over three thread hand-offs.
+    ///
+    /// The whole transaction, from waiting for the writer to the commit, runs on the database's
+    /// writer thread (``SQLiteWriterExecutor``), so that each hand-over of the writer connection
+    /// goes straight to the next write.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(writerExecutor) {
+            try await writeTransaction(body)
+        }
+    }
+
+    private func writeTransaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await writer.with { handle in
             let session = SQLiteSession(handle: handle, counter: counter, threadPool: threadPool)
             counter.increment()
