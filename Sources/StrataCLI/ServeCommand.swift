@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("database-connections"), help: "PostgreSQL connections to keep open (a fixed pool; requests beyond it wait for one). (env: STRATA_DATABASE_CONNECTIONS, default: 10)")
     var databaseConnections: Int?
 
-    @Option(name: .customLong("event-loops"), help: "Threads that read requests and write responses. (env: STRATA_EVENT_LOOPS, default: one per two cores on SQLite, one per core on PostgreSQL)")
+    @Option(name: .customLong("event-loops"), help: "Threads that read requests and write responses. (env: STRATA_EVENT_LOOPS, default: one per core)")
     var eventLoops: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
@@ -92,8 +92,6 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--event-loops must be from \(EventLoopCount.range.lowerBound) to \(EventLoopCount.range.upperBound)")
             }
             EventLoopCount.apply(loops)
-        } else if environment[EventLoopCount.nioEnvironmentVariable] == nil {
-            EventLoopCount.apply(EventLoopCount.automatic(for: configuration.database))
         }
         let app = try await buildApplication(configuration)
         try await app.runService()

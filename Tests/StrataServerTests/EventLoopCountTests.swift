@@ -5,33 +5,17 @@ import Testing
 
 @Suite("Event loops of strata serve")
 struct EventLoopCountTests {
-    @Test("Automatic: one loop per two cores on SQLite (at least one), one per core on PostgreSQL")
-    func automatic() throws {
-        let postgres = DatabaseLocation.postgres(try PostgresLocation(url: "postgres://strata@db.example/strata"))
-        let sqliteFile = DatabaseLocation.sqliteFile(path: "/data/shop.sqlite")
-        #expect(EventLoopCount.automatic(for: nil, cores: 1) == 1)
-        #expect(EventLoopCount.automatic(for: nil, cores: 2) == 1)
-        #expect(EventLoopCount.automatic(for: nil, cores: 3) == 1)
-        #expect(EventLoopCount.automatic(for: nil, cores: 8) == 4)
-        #expect(EventLoopCount.automatic(for: sqliteFile, cores: 16) == 8)
-        #expect(EventLoopCount.automatic(for: postgres, cores: 1) == 1)
-        #expect(EventLoopCount.automatic(for: postgres, cores: 2) == 2)
-        #expect(EventLoopCount.automatic(for: postgres, cores: 8) == 8)
-    }
-
-    @Test("The server runs as many event loops as --event-loops, STRATA_EVENT_LOOPS or NIO's own variable ask, else the automatic count")
+    @Test("The server runs as many event loops as --event-loops or STRATA_EVENT_LOOPS ask, else one per core")
     func loopThreads() async throws {
         // A data directory with the account the process helper signs in with.
         let data = try await TestDatabases.shared.configuration(.sqlite, demo: false).dataDirectory
         defer { try? FileManager.default.removeItem(atPath: data) }
         // Unset unless a case sets them: the test process's own environment must not decide.
-        let unset: [String: String?] = ["STRATA_EVENT_LOOPS": nil, EventLoopCount.nioEnvironmentVariable: nil]
+        let unset: [String: String?] = ["STRATA_EVENT_LOOPS": nil, "NIO_SINGLETON_GROUP_LOOP_COUNT": nil]
         let cases: [(arguments: [String], environment: [String: String?], loops: Int)] = [
-            (["--event-loops", "3"], [:], 3),
-            (["--event-loops", "2"], ["STRATA_EVENT_LOOPS": "4"], 2),
-            ([], ["STRATA_EVENT_LOOPS": "4"], 4),
-            ([], [EventLoopCount.nioEnvironmentVariable: "3"], 3),
-            ([], [:], EventLoopCount.automatic(for: nil)),
+            (["--event-loops", "3"], ["STRATA_EVENT_LOOPS": "4"], 3),
+            ([], ["STRATA_EVENT_LOOPS": "1"], 1),
+            ([], [:], System.coreCount),
         ]
         for (arguments, environment, loops) in cases {
             let server = try await StrataProcess.start(try StrataProcess.executable(),

@@ -2,32 +2,27 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import NIOCore
 
-// ceiling --port 8090 --bodies DIR [--event-loops N]
+// ceiling --port 8090 --bodies DIR
 //
 // Serves every file of DIR as a constant JSON body: `GET /NAME` answers 200 with the bytes of DIR/NAME,
 // `POST /NAME` reads the request body and answers 201 with them. The files are read once at start.
-// No middleware, no logging per request: the HTTP stack alone, on as many event loops as `strata serve`
-// runs on SQLite (one per two cores, `EventLoopCount.automatic`), so that both stand on the same stack.
+// No middleware, no logging per request: the HTTP stack alone.
 
 var port = 8090
 var host = "127.0.0.1"
 var bodiesPath = "."
-var eventLoops = max(1, System.coreCount / 2)
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--port": port = Int(arguments.next() ?? "") ?? port
     case "--host": host = arguments.next() ?? host
     case "--bodies": bodiesPath = arguments.next() ?? bodiesPath
-    case "--event-loops": eventLoops = max(1, Int(arguments.next() ?? "") ?? eventLoops)
     default:
-        FileHandle.standardError.write(Data("usage: ceiling [--host H] [--port N] [--bodies DIR] [--event-loops N]\n".utf8))
+        FileHandle.standardError.write(Data("usage: ceiling [--host H] [--port N] [--bodies DIR]\n".utf8))
         exit(2)
     }
 }
-NIOSingletons.groupLoopCountSuggestion = eventLoops
 
 var bodies: [String: ByteBuffer] = [:]
 let directory = URL(fileURLWithPath: bodiesPath, isDirectory: true)
