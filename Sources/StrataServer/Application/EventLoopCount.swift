@@ -9,10 +9,10 @@ import NIOCore
 /// only read requests and write responses. On two cores, one loop instead of two served GET by key
 /// on SQLite with 15% less CPU per request and 12% more requests per second, POST 3% more, pages
 /// and streams the same (A/B, issue 10's benchmarks); on PostgreSQL, whose connections share the
-/// loops, one loop lost 5%. It is not the default because a single loop is also a single thread for
-/// all I/O, with a smaller share of a crowded machine's CPU: in full test runs on two cores, a
-/// server with one loop took 12 s for a 64 MiB upload that took 3 s on one with two, and seconds
-/// for requests that take milliseconds.
+/// loops, one loop lost 5%. It is not the default: that was one machine, and two full test runs
+/// with one loop in every server process failed on timeouts in blob-streaming tests (a 64 MiB
+/// upload to a one-loop SQLite server took 12 s, to the PostgreSQL one beside it, on two loops, 3 s); the cause was
+/// not pinned down, and the runs with one loop per core passed.
 ///
 /// The count is process-wide and can be set only before the first use of that group, so the
 /// command sets it before it builds the application (``apply(_:)``); a program embedding
