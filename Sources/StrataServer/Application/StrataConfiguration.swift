@@ -109,7 +109,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.username = username
         self.password = password
         self.database = database
-        let local = host.hasPrefix("/") || ["127.0.0.1", "localhost", "::1"].contains(host)
+        let local = Self.isSocketDirectory(host) || ["127.0.0.1", "localhost", "::1"].contains(host)
         self.sslMode = sslMode ?? (local ? "disable" : "prefer")
     }
 
@@ -141,7 +141,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw ConfigurationError("sslmode must be disable, prefer or require, not \(sslMode)")
         }
         // `prefer` is met by a plain connection; `require` cannot be, as a socket has no TLS here.
-        if host.hasPrefix("/"), sslMode == "require" {
+        if Self.isSocketDirectory(host), sslMode == "require" {
             throw ConfigurationError("sslmode=require cannot apply to the Unix socket in \(host); a socket connection is not encrypted")
         }
         self.init(host: host, port: port, username: user.removingPercentEncoding ?? user,
@@ -149,15 +149,20 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                   database: database.isEmpty ? nil : database, sslMode: sslMode)
     }
 
+    /// Whether a host names the directory of a Unix-domain socket rather than a machine (libpq's rule).
+    static func isSocketDirectory(_ host: String) -> Bool {
+        host.hasPrefix("/")
+    }
+
     /// The path of the server's Unix-domain socket when ``host`` is a socket directory, else nil.
     public var socketPath: String? {
-        guard host.hasPrefix("/") else { return nil }
+        guard Self.isSocketDirectory(host) else { return nil }
         return (host.hasSuffix("/") ? String(host.dropLast()) : host) + "/.s.PGSQL.\(port)"
     }
 
     /// Never prints the password.
     public var description: String {
-        if host.hasPrefix("/") {
+        if Self.isSocketDirectory(host) {
             return "postgres://\(username)@/\(database ?? "")?host=\(host)" + (port == 5432 ? "" : "&port=\(port)")
         }
         return "postgres://\(username)@\(host):\(port)/\(database ?? "")"
