@@ -44,6 +44,30 @@ struct JSONTests {
         #expect(try JSONValue.parse(text)["text"]?.stringValue == "quote \" backslash \\ newline \n tab \t bell \u{7} é 😀")
     }
 
+    @Test("Commas stay right in containers nested past 64 levels, where the writer's comma bits spill into a second word",
+          arguments: [1, 63, 64, 65, 128, 129, 200])
+    func deepNesting(depth: Int) throws {
+        // Each level: [n, {"k": <next level>}, n] — an element before and after every inner container.
+        var writer = JSONWriter()
+        var expected = ""
+        for level in 0..<depth {
+            writer.beginArray()
+            writer.number(level)
+            writer.beginObject()
+            writer.key("k")
+            expected += "[\(level),{\"k\":"
+        }
+        writer.null()
+        expected += "null"
+        for level in (0..<depth).reversed() {
+            writer.endObject()
+            writer.number(level)
+            writer.endArray()
+            expected += "},\(level)]"
+        }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+    }
+
     @Test("Parser keeps numbers exact, object order, and reads every escape")
     func parser() throws {
         let value = try JSONValue.parse(#"{"b":1,"a":[12345678901234567890, -0.5e-3, "\u00e9\ud83d\ude00\/"],"c":{}}"#)

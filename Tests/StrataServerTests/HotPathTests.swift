@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
 import StrataCore
 @testable import StrataServer
 import Testing
@@ -100,6 +103,16 @@ struct HotPathTests {
         }
         for path in ["/", "", "//", "/health", "/metrics", "/auth/token", "/admin/users", "/blobs", "/blobs/c/x", "/strata_system"] {
             #expect(!StrataResponder.isServicePath(path), "\(path)")
+        }
+    }
+
+    @Test("The raw path the responder and the authentication middleware compare is Hummingbird's uri.path")
+    func rawPaths() {
+        for target in ["/cardealer/Person(1)?$top=1&$filter=a%20eq%201", "/auth/token?grant_type=password", "/auth/token",
+                       "/x%3Fy?z=1", "/a#fragment", "/a?b#c", "/", "/cardealer?", "?only=query"] {
+            let request = Request(head: HTTPRequest(method: .get, scheme: nil, authority: nil, path: target),
+                                  body: RequestBody(buffer: ByteBuffer()))
+            #expect(String(request.rawPath) == request.uri.path, "\(target)")
         }
     }
 }

@@ -4,8 +4,13 @@
 /// through this type, so the escaping rules exist once. Commas are inserted automatically.
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8]
-    /// One flag per open container: whether it already holds an element (so the next needs a comma).
-    private var needsComma: [Bool] = []
+    /// One bit per open container, whether it already holds an element (so the next needs a comma):
+    /// container `n` (counted from 1, outermost first) is bit `(n - 1) % 64` of `commaBits`, and
+    /// the words of enclosing groups of 64 wait in `spilledBits`. A `[Bool]` stack cost every
+    /// response an allocation.
+    private var commaBits: UInt64 = 0
+    private var spilledBits: [UInt64] = []
+    private var depth = 0
     private var afterKey = false
 
     public init(capacity: Int = 256) {
@@ -28,33 +33,37 @@ public struct JSONWriter: Sendable {
             afterKey = false
             return
         }
-        if let last = needsComma.last {
-            if last { bytes.append(UInt8(ascii: ",")) }
-            needsComma[needsComma.count - 1] = true
+        guard depth > 0 else { return }
+        let bit = UInt64(1) << ((depth - 1) % 64)
+        if commaBits & bit != 0 { bytes.append(UInt8(ascii: ",")) }
+        commaBits |= bit
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        if depth > 0, depth % 64 == 0 {
+            spilledBits.append(commaBits)
+            commaBits = 0
         }
+        depth += 1
+        commaBits &= ~(UInt64(1) << ((depth - 1) % 64))
     }
 
-    public mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
+    private mutating func close(_ bracket: UInt8) {
+        precondition(depth > 0, "JSONWriter: closing a container that was not opened")
+        depth -= 1
+        if depth > 0, depth % 64 == 0 { commaBits = spilledBits.removeLast() }
+        bytes.append(bracket)
     }
 
-    public mutating func endObject() {
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "}"))
-    }
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
 
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma.append(false)
-    }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
 
-    public mutating func endArray() {
-        needsComma.removeLast()
-        bytes.append(UInt8(ascii: "]"))
-    }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func key(_ name: String) {
         separate()

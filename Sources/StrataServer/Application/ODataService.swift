@@ -38,7 +38,10 @@ final class ODataService: Sendable {
 }
 
 /// Reading one entity set's entities whole (every property, links deferred), prepared per service load.
-struct WholeEntityRead: Sendable {
+///
+/// A class, and immutable: the prepared key read hands it out on every GET by key, and as a struct
+/// each hand-out copied its shape and statement text.
+final class WholeEntityRead: Sendable {
     /// The shape the serializer writes such entities in.
     let shape: EntityShape
     /// `SELECT <every column> FROM <table> AS t0 WHERE <key> = ? … LIMIT 1`: the statement of

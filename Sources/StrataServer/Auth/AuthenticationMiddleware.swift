@@ -13,14 +13,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// The token endpoint reads credentials from its body; a stale token in the header of a client
     /// that is signing in again must not stop it.
-    static let unauthenticatedPaths: Set<String> = ["/auth/token"]
+    static let unauthenticatedPaths: [Substring] = ["/auth/token"]
 
     static let challenge = #"Bearer error="invalid_token""#
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         do {
-            if !Self.unauthenticatedPaths.contains(request.uri.path) {
+            if !Self.unauthenticatedPaths.contains(request.rawPath) {
                 context.principal = try await auth.authenticator.authenticate(
                     authorization: request.headers[.authorization], client: context.clientAddress ?? "unknown")
             }

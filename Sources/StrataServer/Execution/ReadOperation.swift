@@ -117,7 +117,9 @@ struct ReadOperation: Sendable {
         let entity = expansions.isEmpty
             ? EntityRow(values: row)
             : try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], expansions)[0]
-        var writer = JSONWriter()
+        // An entity with its metadata and deferred links outgrows the default 256 bytes; growing twice
+        // cost more than the larger buffer.
+        var writer = JSONWriter(capacity: 1024)
         writer.beginObject()
         writer.key("d")
         serializer.write(entity, shape: shape, tag: etag, into: &writer)

@@ -33,7 +33,7 @@ struct ODataRequestURL: Sendable {
 
     /// Where the first segment of a raw path (the service name, still percent-encoded) lies, after
     /// any leading slashes; empty for the root.
-    static func firstSegment(of rawPath: String) -> Range<String.Index> {
+    static func firstSegment(of rawPath: some StringProtocol) -> Range<String.Index> {
         let bytes = rawPath.utf8
         var start = bytes.startIndex
         while start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }

@@ -3,13 +3,19 @@ import StrataCore
 /// A resource path resolved against a service's model: the chain of entity sets it walks through,
 /// and what it finally addresses.
 struct ResolvedPath: Sendable {
-    struct Step: Sendable {
-        var set: EntitySet
-        var type: EntityType
+    /// A class, and immutable: a step holds its set and type by value, and every read of
+    /// ``ResolvedPath/target`` would otherwise copy (and retain) all of their names and properties.
+    final class Step: Sendable {
+        let set: EntitySet
+        let type: EntityType
         /// The navigation property that led here from the previous step; nil for the first step.
-        var via: NavigationProperty?
+        let via: NavigationProperty?
         /// Key values in key order, converted to the key properties' types.
-        var key: [ODataValue]?
+        let key: [ODataValue]?
+
+        init(set: EntitySet, type: EntityType, via: NavigationProperty?, key: [ODataValue]?) {
+            (self.set, self.type, self.via, self.key) = (set, type, via, key)
+        }
 
         /// The step addresses a collection: an entity set or a collection navigation without a key.
         var isCollection: Bool {

@@ -16,14 +16,14 @@ struct StrataResponder: HTTPResponder {
     let odataMethods: Set<HTTPRequest.Method>
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        if odataMethods.contains(request.method), Self.isServicePath(request.uri.path) {
+        if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
             return try await odata.respond(to: request, context: context)
         }
         return try await router.respond(to: request, context: context)
     }
 
     /// Whether a raw path's first segment names a service rather than the root or a reserved name.
-    static func isServicePath(_ path: String) -> Bool {
+    static func isServicePath(_ path: some StringProtocol) -> Bool {
         let first = ODataRequestURL.firstSegment(of: path)
         guard !first.isEmpty else { return false }
         return !ServiceName.reserved.contains(String(path[first]))

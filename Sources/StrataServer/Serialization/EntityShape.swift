@@ -3,7 +3,10 @@ import StrataCore
 /// What the serializer needs to write entities of one set: which properties are present and where,
 /// how to build the entity's URI, and which navigation properties are expanded. Built once per
 /// request; the JSON member names are escaped once here rather than once per row.
-struct EntityShape: Sendable {
+///
+/// A class, and immutable: a shape holds a dozen arrays and strings, and as a struct every copy
+/// (into a plan, a prepared read, a serializer call) retained each of them.
+final class EntityShape: Sendable {
     let set: EntitySet
     let type: EntityType
     /// The properties present in each row's `values`, in order.
