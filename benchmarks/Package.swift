@@ -5,6 +5,8 @@ import PackageDescription
 // one release build folder (benchmarks/.work/build) for the servers benchmarks/run starts:
 //   - `strata`, Strata's executable, built from the dependency by path (`swift build --product strata`);
 //   - `Ceiling`, a Hummingbird 2 server answering constant bodies: what the HTTP stack alone can do;
+//   - `PostgresFloor`, a Hummingbird 2 server doing GET by key with postgres-nio and nothing else: what
+//     the HTTP stack and the driver can do with PostgreSQL on the same cores;
 //   - `StrataMicro`, micro-benchmarks of Strata's hot paths with ordo-one/benchmark, built by its plugin
 //     in a folder of its own (the plugin's build settings differ from `swift build`'s):
 //       swift package --scratch-path .work/build-micro --disable-sandbox benchmark
@@ -16,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .executableTarget(
@@ -25,6 +28,14 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Sources/Ceiling"
+        ),
+        .executableTarget(
+            name: "PostgresFloor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/PostgresFloor"
         ),
         .executableTarget(
             name: "StrataMicro",

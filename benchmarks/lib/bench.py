@@ -30,6 +30,9 @@ TARGETS = {
     "strata_pg": {"label": "Strata PostgreSQL", "url": ENV.get("BENCH_PG_URL"), "pid": ENV.get("BENCH_PG_PID")},
     "ceiling": {"label": "ceiling", "url": ENV.get("BENCH_CEILING_URL"), "pid": ENV.get("BENCH_CEILING_PID")},
     "datasette": {"label": "Datasette", "url": ENV.get("BENCH_DATASETTE_URL"), "pid": ENV.get("BENCH_DATASETTE_PID")},
+    # Hummingbird + postgres-nio doing GET by key and nothing else (benchmarks/Sources/PostgresFloor):
+    # what Strata PostgreSQL could reach on this machine if Strata itself cost nothing.
+    "pg_floor": {"label": "PostgreSQL floor", "url": ENV.get("BENCH_PG_FLOOR_URL"), "pid": ENV.get("BENCH_PG_FLOOR_PID")},
 }
 STRATA = ["strata_sqlite", "strata_pg"]
 POSTMASTER = ENV.get("BENCH_POSTMASTER_PID")
@@ -66,6 +69,7 @@ SCENARIOS = [
     {"id": "get_by_key", "title": "GET one entity by key", "kind": "wrk",
      "strata": f"/cardealer/Person({KEY})",
      "datasette": f"/cardealer/Person/{KEY}.json?_shape=array",
+     "pg_floor": f"/person/{KEY}",
      "note": "Datasette: its row page as a JSON array"},
     {"id": "page_100", "title": "GET a 100-row page", "kind": "wrk",
      "strata": "/cardealer/Person?$top=100",
@@ -208,6 +212,8 @@ def target_path(scenario, target):
         return scenario["strata"]
     if target == "ceiling":
         return "/" + scenario["id"]
+    if target == "pg_floor":
+        return scenario.get("pg_floor")
     return scenario.get("datasette")
 
 
@@ -351,7 +357,7 @@ def wrk_request(scenario, target):
 def wrk_run(scenario, target):
     url, headers, method, body = wrk_request(scenario, target)
     pid = TARGETS[target]["pid"]
-    postmaster = POSTMASTER if target == "strata_pg" else None
+    postmaster = POSTMASTER if target in ("strata_pg", "pg_floor") else None
     before = cpu_seconds(pid) if pid else None
     database_before = cluster_cpu_seconds(postmaster) if postmaster else None
     run = wrk(url, DURATION, headers, method, body)
@@ -601,7 +607,7 @@ def measure():
             continue
         entry = {}
         targets = []
-        for target in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
+        for target in ["strata_sqlite", "strata_pg", "pg_floor", "ceiling", "datasette"]:
             if not live(target) or target_path(scenario, target) is None:
                 continue
             if target == "ceiling" and scenario["kind"] == "batch":
@@ -756,6 +762,11 @@ def evaluate_targets(measured, micro):
     get_pg = value("get_by_key", "strata_pg", "rps")
     checks.append(check("GET by key ≥ 0.6× the ceiling (SQLite)", ratio(get_sqlite, value("get_by_key", "ceiling", "rps")), 0.6))
     checks.append(check("GET by key ≥ 0.6× the ceiling (PostgreSQL)", ratio(get_pg, value("get_by_key", "ceiling", "rps")), 0.6))
+    # Not a target of Strata's: how far the same request gets with nothing of Strata in it.
+    floor = value("get_by_key", "pg_floor", "rps")
+    if floor:
+        checks.append(check("GET by key ≥ 0.6× the ceiling (the PostgreSQL floor, for reference)",
+                            ratio(floor, value("get_by_key", "ceiling", "rps")), 0.6))
     checks.append(check("GET by key ≥ 5× Datasette (SQLite)", ratio(get_sqlite, value("get_by_key", "datasette", "rps")), 5))
     for target, label in [("strata_sqlite", "SQLite"), ("strata_pg", "PostgreSQL")]:
         growth = value("stream_100k", target, "rss_growth_mb")
@@ -816,6 +827,14 @@ def render_markdown(results):
         if "skipped" in row:
             continue
         res = row["results"]
+        floor = res.get("pg_floor")
+        if isinstance(floor, dict) and floor.get("rps"):
+            values = row["values"]
+            details.append(
+                f"- {row['title']}, PostgreSQL floor (Hummingbird + postgres-nio, one prepared statement, the row written "
+                f"by hand; benchmarks/Sources/PostgresFloor): {fmt_num(floor['rps'])} req/s, "
+                f"{fmt_ratio(ratio(floor['rps'], values.get('ceiling')))} the ceiling; Strata PostgreSQL reaches "
+                f"{fmt_ratio(ratio(values.get('strata_pg'), floor['rps']))} of it")
         if row["id"] == "stream_100k":
             for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]:
                 x = res.get(t)
@@ -840,11 +859,13 @@ def render_markdown(results):
                     details.append(f"- $batch, {TARGETS[t]['label']}: {x['batch_ms']:.0f} ms per batch of 1,000 inserts "
                                    f"({1000 / x['batch_ms'] * 1000:,.0f} inserts/s), status {x['status']}, "
                                    f"{x['created_per_batch']} × 201 per batch")
-        cpus = [f"{TARGETS[t]['label']} {res[t]['cpu_us_per_request']:,.0f}" for t in ["strata_sqlite", "strata_pg", "ceiling", "datasette"]
+        cpus = [f"{TARGETS[t]['label']} {res[t]['cpu_us_per_request']:,.0f}"
+                for t in ["strata_sqlite", "strata_pg", "pg_floor", "ceiling", "datasette"]
                 if isinstance(res.get(t), dict) and res[t].get("cpu_us_per_request")]
-        database_cpu = res.get("strata_pg", {}).get("database_cpu_us_per_request") if isinstance(res.get("strata_pg"), dict) else None
-        if database_cpu:
-            cpus.append(f"PostgreSQL itself (its backends, for Strata PostgreSQL) {database_cpu:,.0f}")
+        for t in ["strata_pg", "pg_floor"]:
+            database_cpu = res[t].get("database_cpu_us_per_request") if isinstance(res.get(t), dict) else None
+            if database_cpu:
+                cpus.append(f"PostgreSQL itself (its backends, for {TARGETS[t]['label']}) {database_cpu:,.0f}")
         if cpus:
             details.append(f"- {row['title']}: server CPU µs per request {', '.join(cpus)}")
         sizes = []
