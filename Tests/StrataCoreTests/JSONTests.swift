@@ -46,7 +46,7 @@ struct JSONTests {
 
     @Test("Commas stay right in containers nested past 64 levels, where the writer's comma bits spill into a second word",
           arguments: [1, 63, 64, 65, 128, 129, 200])
-    func deepNesting(depth: Int) throws {
+    func deepNesting(depth: Int) {
         // Each level: [n, {"k": <next level>}, n] — an element before and after every inner container.
         var writer = JSONWriter()
         var expected = ""
