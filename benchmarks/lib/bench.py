@@ -28,12 +28,12 @@ LIB = os.path.dirname(os.path.abspath(__file__))
 TARGETS = {
     "strata_sqlite": {"label": "Strata SQLite", "url": ENV.get("BENCH_SQLITE_URL"), "pid": ENV.get("BENCH_SQLITE_PID")},
     "strata_pg": {"label": "Strata PostgreSQL", "url": ENV.get("BENCH_PG_URL"), "pid": ENV.get("BENCH_PG_PID")},
-    "ceiling": {"label": "ceiling", "url": ENV.get("BENCH_CEILING_URL"), "pid": ENV.get("BENCH_CEILING_PID")},
-    "datasette": {"label": "Datasette", "url": ENV.get("BENCH_DATASETTE_URL"), "pid": ENV.get("BENCH_DATASETTE_PID")},
     # Hummingbird + postgres-nio doing GET by key and nothing else (benchmarks/Sources/PostgresFloor):
     # what Strata PostgreSQL could reach on this machine if Strata itself cost nothing.
     "pg_floor": {"label": "PostgreSQL floor", "url": ENV.get("BENCH_PG_FLOOR_URL"), "pid": ENV.get("BENCH_PG_FLOOR_PID")},
-}
+    "ceiling": {"label": "ceiling", "url": ENV.get("BENCH_CEILING_URL"), "pid": ENV.get("BENCH_CEILING_PID")},
+    "datasette": {"label": "Datasette", "url": ENV.get("BENCH_DATASETTE_URL"), "pid": ENV.get("BENCH_DATASETTE_PID")},
+}  # in the order they are measured and reported
 STRATA = ["strata_sqlite", "strata_pg"]
 POSTMASTER = ENV.get("BENCH_POSTMASTER_PID")
 
@@ -607,7 +607,7 @@ def measure():
             continue
         entry = {}
         targets = []
-        for target in ["strata_sqlite", "strata_pg", "pg_floor", "ceiling", "datasette"]:
+        for target in TARGETS:
             if not live(target) or target_path(scenario, target) is None:
                 continue
             if target == "ceiling" and scenario["kind"] == "batch":
@@ -860,7 +860,7 @@ def render_markdown(results):
                                    f"({1000 / x['batch_ms'] * 1000:,.0f} inserts/s), status {x['status']}, "
                                    f"{x['created_per_batch']} × 201 per batch")
         cpus = [f"{TARGETS[t]['label']} {res[t]['cpu_us_per_request']:,.0f}"
-                for t in ["strata_sqlite", "strata_pg", "pg_floor", "ceiling", "datasette"]
+                for t in TARGETS
                 if isinstance(res.get(t), dict) and res[t].get("cpu_us_per_request")]
         for t in ["strata_pg", "pg_floor"]:
             database_cpu = res[t].get("database_cpu_us_per_request") if isinstance(res.get(t), dict) else None
