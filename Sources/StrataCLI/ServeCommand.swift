@@ -55,6 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Query limits") var limits: QueryLimitOptions
 
+    @OptionGroup(title: "Time and connection limits") var timeLimits: TimeLimitOptions
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var configuration = StrataConfiguration()
@@ -72,6 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxBodySize = try maxBodySize ?? environment["STRATA_MAX_BODY_SIZE"].map { try Self.integer($0, "STRATA_MAX_BODY_SIZE") } ?? configuration.maxBodySize
         guard configuration.maxBodySize > 0 else { throw ValidationError("--max-body-size must be at least 1") }
         try limits.apply(to: &configuration.queryLimits)
+        try timeLimits.apply(to: &configuration)
         if let size = try maxBlobSize ?? environment["STRATA_MAX_BLOB_SIZE"].map({ Int64(try Self.integer($0, "STRATA_MAX_BLOB_SIZE")) }) {
             guard size >= 0 else { throw ValidationError("--max-blob-size must not be negative") }
             configuration.maxBlobSize = size
@@ -93,8 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             EventLoopCount.apply(loops)
         }
-        let app = try await buildApplication(configuration)
-        try await app.runService()
+        try await runServer(configuration)
     }
 
     static func integer(_ text: String, _ name: String) throws -> Int {

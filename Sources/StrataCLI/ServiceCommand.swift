@@ -14,9 +14,11 @@ struct ServiceCommand: AsyncParsableCommand {
             """,
         subcommands: [List.self, Set.self])
 
-    /// `page size 200, If-Match required`, as both subcommands show a service's settings.
+    /// `page size 200, If-Match required, statement timeout 30 s`, as both subcommands show a service's settings.
     static func describe(_ settings: ServiceSettings) -> String {
-        "page size \(settings.pageSize.map(String.init) ?? "server default"), If-Match \(settings.requireIfMatch ? "required" : "optional")"
+        let timeout = settings.statementTimeoutMilliseconds.map { $0 == 0 ? "none" : DurationText.format(.milliseconds($0)) }
+        return "page size \(settings.pageSize.map(String.init) ?? "server default"), If-Match \(settings.requireIfMatch ? "required" : "optional"), "
+            + "statement timeout \(timeout ?? "server default")"
     }
 
     struct List: AsyncParsableCommand {
@@ -34,11 +36,12 @@ struct ServiceCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a service's page size or If-Match requirement.",
+            abstract: "Change a service's page size, If-Match requirement or statement timeout.",
             discussion: """
                 Examples:
                   strata service set cardealer --page-size 200
                   strata service set cardealer --page-size default --require-if-match true
+                  strata service set hockey --statement-timeout 30s
                 """)
 
         @Argument(help: "The service.") var name: String
@@ -46,11 +49,13 @@ struct ServiceCommand: AsyncParsableCommand {
         var pageSize: String?
         @Option(help: "Whether PUT, MERGE, PATCH and DELETE must carry If-Match (true or false).")
         var requireIfMatch: Bool?
+        @Option(help: "The longest one SQL statement of the service may run (500ms, 30s, 2m; 0 for no limit), or 'default' for the server's --statement-timeout.")
+        var statementTimeout: String?
         @OptionGroup var storage: StorageOptions
 
         func validate() throws {
-            guard pageSize != nil || requireIfMatch != nil else {
-                throw ValidationError("give --page-size, --require-if-match or both")
+            guard pageSize != nil || requireIfMatch != nil || statementTimeout != nil else {
+                throw ValidationError("give --page-size, --require-if-match, --statement-timeout or several")
             }
         }
 
@@ -60,13 +65,18 @@ struct ServiceCommand: AsyncParsableCommand {
                 if pageSize == "default" {
                     setting = .serverDefault
                 } else if let rows = Int(pageSize) {
-                    setting = .rows(rows)
+                    setting = .value(rows)
                 } else {
                     throw CommandFailure("--page-size is a number of rows or 'default', not \(pageSize)")
                 }
             }
-            let result = try await storage.administer { [name, setting, requireIfMatch] in
-                try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch)
+            var timeout: SettingChange<Int>?
+            if let statementTimeout {
+                timeout = statementTimeout == "default" ? .serverDefault
+                    : .value(Int(try DurationText.parse(statementTimeout, option: "--statement-timeout") / .milliseconds(1)))
+            }
+            let result = try await storage.administer { [name, setting, requireIfMatch, timeout] in
+                try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch, statementTimeout: timeout)
             }
             print("\(name): \(ServiceCommand.describe(result)). A running server applies it at its next start.")
         }

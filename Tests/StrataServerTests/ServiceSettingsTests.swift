@@ -19,7 +19,7 @@ struct ServiceSettingsTests {
     @Test("A service's own page size applies to it alone; the others keep the server's", arguments: Backend.allCases)
     func pageSizePerService(_ backend: Backend) async throws {
         try await withAuthServer(backend, configure: { $0.pageSize = 1000 }, setup: { admin in
-            try await admin.configureService("cardealer", pageSize: .rows(25))
+            try await admin.configureService("cardealer", pageSize: .value(25))
         }) { client in
             let people = try await Self.firstPage(client, "/cardealer/Person")
             #expect(people.rows == 25 && people.next)

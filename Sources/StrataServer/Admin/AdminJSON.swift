@@ -97,8 +97,22 @@ enum AdminJSON {
         case .null?: return .serverDefault
         case .number(let text)?:
             guard let rows = Int(text) else { throw .badRequest("pageSize must be a whole number of rows, not \(text.prefix(40)).") }
-            return .rows(rows)
+            return .value(rows)
         default: throw .badRequest("pageSize must be a number of rows, or null for the server's default.")
+        }
+    }
+
+    /// `"statementTimeout"`: seconds (a fraction allowed; 0 for no limit), null for the server's default.
+    static func statementTimeout(_ value: JSONValue?) throws(ODataError) -> SettingChange<Int>? {
+        switch value {
+        case nil: return nil
+        case .null?: return .serverDefault
+        case .number(let text)?:
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds * 1000 <= Double(Administration.maximumStatementTimeout) else {
+                throw .badRequest("statementTimeout must be a number of seconds from 0 (no limit) to 86400, not \(text.prefix(40)).")
+            }
+            return .value(Int((seconds * 1000).rounded()))
+        default: throw .badRequest("statementTimeout must be a number of seconds (0 for no limit), or null for the server's default.")
         }
     }
 
@@ -108,12 +122,13 @@ enum AdminJSON {
         return bool
     }
 
-    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false}}`; a page size of null is the server's.
+    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false,"statementTimeout":30.0}}`; null is the server's setting.
     static func services(_ settings: [String: ServiceSettings]) -> [UInt8] {
         object(settings.sorted { $0.key < $1.key }.map { name, settings in
             (name, .object(JSONObject([
                 (key: "pageSize", value: settings.pageSize.map { .number(String($0)) } ?? .null),
                 (key: "requireIfMatch", value: .bool(settings.requireIfMatch)),
+                (key: "statementTimeout", value: settings.statementTimeoutMilliseconds.map { .number(String(Double($0) / 1000)) } ?? .null),
             ])))
         })
     }

@@ -107,7 +107,8 @@ enum AdminRoutes {
             let body = try await AdminJSON.body(request)
             let service = try AdminJSON.string(body, "service")
             let settings = try await admin.configureService(
-                service, pageSize: try AdminJSON.pageSize(body["pageSize"]), requireIfMatch: try AdminJSON.optionalBool(body, "requireIfMatch"))
+                service, pageSize: try AdminJSON.pageSize(body["pageSize"]), requireIfMatch: try AdminJSON.optionalBool(body, "requireIfMatch"),
+                statementTimeout: try AdminJSON.statementTimeout(body["statementTimeout"]))
             // Services keep their settings from when they were loaded; load them again so the change applies now.
             try await runtime.reloadServices()
             return AdminJSON.respond(AdminJSON.services([service: settings]))

@@ -1,12 +1,14 @@
 import StrataCore
 
-/// How a service's page size changes.
-public enum PageSizeSetting: Sendable, Hashable {
-    /// Use the server's `--page-size`.
+/// How a per-service setting changes: back to the server's own option, or to a value of its own.
+public enum SettingChange<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// Use the server's option (`--page-size`, `--statement-timeout`).
     case serverDefault
-    /// This many rows per response before a `__next` link.
-    case rows(Int)
+    case value(Value)
 }
+
+/// Rows per response before a `__next` link.
+public typealias PageSizeSetting = SettingChange<Int>
 
 extension Administration {
     /// The largest page a service may be given: beyond it one response holds more than a client
@@ -18,18 +20,31 @@ extension Administration {
         try await store.system.serviceSettings()
     }
 
-    /// Changes a service's page size and whether its updates must carry `If-Match`; what is nil
-    /// stays as it is. A running server reads service settings when it (re)loads its services.
+    /// The longest statement timeout a service may be given, in milliseconds (a day); 0 is no limit.
+    public static let maximumStatementTimeout = 86_400_000
+
+    /// Changes a service's page size, whether its updates must carry `If-Match`, and its statement
+    /// timeout (milliseconds, 0 for none); what is nil stays as it is. A running server reads service
+    /// settings when it (re)loads its services.
     @discardableResult
-    public func configureService(_ service: String, pageSize: PageSizeSetting? = nil, requireIfMatch: Bool? = nil) async throws -> ServiceSettings {
+    public func configureService(_ service: String, pageSize: PageSizeSetting? = nil, requireIfMatch: Bool? = nil,
+                                 statementTimeout: SettingChange<Int>? = nil) async throws -> ServiceSettings {
         _ = try await requireModel(service)
-        if case .rows(let rows) = pageSize, !(1...Self.maximumPageSize).contains(rows) {
+        if case .value(let rows) = pageSize, !(1...Self.maximumPageSize).contains(rows) {
             throw ODataError.badRequest("A page size is between 1 and \(Self.maximumPageSize) rows, not \(rows).")
+        }
+        if case .value(let milliseconds) = statementTimeout, !(0...Self.maximumStatementTimeout).contains(milliseconds) {
+            throw ODataError.badRequest("A statement timeout is between 0 (no limit) and \(Self.maximumStatementTimeout) milliseconds, not \(milliseconds).")
         }
         return try await store.system.updateServiceSettings(service) { settings in
             switch pageSize {
             case .serverDefault?: settings.pageSize = nil
-            case .rows(let rows)?: settings.pageSize = rows
+            case .value(let rows)?: settings.pageSize = rows
+            case nil: break
+            }
+            switch statementTimeout {
+            case .serverDefault?: settings.statementTimeoutMilliseconds = nil
+            case .value(let milliseconds)?: settings.statementTimeoutMilliseconds = milliseconds
             case nil: break
             }
             if let requireIfMatch { settings.requireIfMatch = requireIfMatch }

@@ -15,6 +15,8 @@ final class ODataService: Sendable {
     let plainQueries: [String: BoundQuery]
     /// `/name/`, percent-encoded: what follows the base URL in the service root.
     let rootPath: String
+    /// Row counts of its tables, for the cross-join check of `$sql`.
+    let tableSizes = TableSizes()
 
     init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings) {
         self.storage = storage

@@ -2,8 +2,10 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 import StrataCore
 
 /// Builds a ready-to-run Strata server from a configuration.
@@ -13,6 +15,24 @@ import StrataCore
 /// accepts connections. On SIGINT/SIGTERM the server finishes in-flight requests, then the
 /// databases close.
 public func buildApplication(_ configuration: StrataConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    try await makeApplication(configuration, logger: logger).application
+}
+
+/// Runs a Strata server until SIGTERM or SIGINT, then shuts it down within a bound: no new
+/// connections, requests in flight get ``StrataConfiguration/shutdownGrace`` to finish, then the
+/// statements still running stop and the process has a few more seconds to answer and close.
+public func runServer(_ configuration: StrataConfiguration, logger: Logger? = nil) async throws {
+    let (application, runtime) = try await makeApplication(configuration, logger: logger)
+    var group = ServiceGroupConfiguration(
+        services: [.init(service: application), .init(service: ShutdownGraceService(runtime: runtime))],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: runtime.logger)
+    group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(5)
+    group.maximumCancellationDuration = .seconds(2)
+    try await ServiceGroup(configuration: group).run()
+}
+
+private func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) async throws
+    -> (application: some ApplicationProtocol, runtime: StrataRuntime) {
     var logger = logger ?? Logger(label: "strata", factory: ServerLogHandler.standardOutput)
     if logger.logLevel > configuration.logLevel || logger.logLevel == .info { logger.logLevel = configuration.logLevel }
     let metrics = StrataMetrics()
@@ -29,8 +49,11 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
         let client = PostgresClient(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections),
                                     backgroundLogger: logger)
         services.append(client)
+        let control = PostgresControlConnection(configuration: try location.connectionConfiguration(), logger: logger)
         store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger,
-                                     connectionWait: configuration.databaseConnectionWait)
+                                     connectionWait: configuration.databaseConnectionWait, control: control,
+                                     // Two connections always free for key lookups, writes and sign-ins.
+                                     scanLimit: max(1, configuration.databaseConnections - 2))
     }
     let auth = try await AuthServices.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),
@@ -39,16 +62,32 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
     services.append(RuntimeShutdownService(runtime: runtime))
     var app = Application(
         router: Routes.responder(runtime: runtime),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Strata"),
+        server: .strata(limits: configuration.connections),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Strata",
+                             availableConnectionsDelegate: .maximum(configuration.connections.maxConnections, logger: logger)),
         services: services,
         logger: logger)
     app.beforeServerStarts {
         try await runtime.start()
     }
-    return app
+    return (app, runtime)
 }
 
 extension PostgresLocation {
+    /// The settings of a single connection outside any pool (the control connection).
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        if let socketPath {
+            return PostgresConnection.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
+        }
+        let tls: PostgresConnection.Configuration.TLS
+        switch sslMode {
+        case "require": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "prefer": tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        default: tls = .disable
+        }
+        return PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+    }
+
     /// postgres-nio's configuration for this location, with a pool that opens connections on demand
     /// (up to 20) and closes them after a minute unused: right for commands that run and exit.
     var clientConfiguration: PostgresClient.Configuration {

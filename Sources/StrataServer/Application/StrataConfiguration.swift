@@ -29,9 +29,25 @@ public struct StrataConfiguration: Sendable {
     /// The most rows one `$sql` query may answer; a query that would return more is refused with a
     /// 400 asking for `LIMIT` (its rows are collected before they are written, unlike `$tables`).
     public var sqlRowLimit: Int
+    /// The most row combinations a `$sql` query may build from tables it does not join on equal
+    /// columns (a cross join); more is refused with a 400 before the query runs.
+    public var sqlCrossJoinLimit = 1_000_000
     /// The largest blob accepted, in bytes (1 GiB by default); larger uploads get 413. Blobs are
     /// streamed to disk, so this limits disk use per blob, not memory.
     public var maxBlobSize: Int64 = 1 << 30
+    /// The longest one SQL statement may run, enforced inside the database; a statement stopped by
+    /// it answers 400 `StatementTimeout`. A service's own setting wins (`strata service set
+    /// --statement-timeout`). nil: no limit.
+    public var statementTimeout: Duration? = .seconds(10)
+    /// How many queries that read many rows (collections, `$count`, `$expand`, `$sql`, `$tables`) one
+    /// caller — an account, or a client address when anonymous — runs at once; more wait behind
+    /// them, and past four times as many waiting they are refused with 429.
+    public var maxQueriesPerCaller = 2
+    /// Timeouts for slow or silent clients, and the most connections open at once.
+    public var connections = ConnectionLimits()
+    /// At shutdown (SIGTERM, SIGINT), how long requests in flight may take to finish before their
+    /// statements are stopped; the process exits at most a few seconds later.
+    public var shutdownGrace: Duration = .seconds(10)
     public var logLevel: Logger.Level
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()

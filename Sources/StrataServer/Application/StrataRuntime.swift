@@ -22,10 +22,21 @@ final class StrataRuntime: Sendable {
     /// Blob containers: metadata in the system database, content under `<data>/blobs`.
     let blobs: BlobServices
     private let services = NIOLockedValueBox<[String: ODataService]>([:])
+    /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
+    let shutdown = InterruptSignal(reason: .shutdown)
+
+    /// How many scans each caller may run at once.
+    let scanAdmission: ScanAdmission
+
+    /// The limits every request's statements run under, before its service and caller are known.
+    func statementLimits(hangUp: InterruptSignal?) -> StatementLimits {
+        StatementLimits(timeout: configuration.statementTimeout, abandonment: hangUp, shutdown: shutdown, admission: scanAdmission)
+    }
 
     init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
          auth: AuthServices? = nil, accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
         self.auth = auth
+        self.scanAdmission = ScanAdmission(perCaller: configuration.maxQueriesPerCaller, queuePerCaller: 4 * configuration.maxQueriesPerCaller)
         self.accessPolicy = auth.map { GrantPolicy(store: $0.store, logger: logger) } ?? accessPolicy
         self.configuration = configuration
         self.store = store
@@ -83,6 +94,27 @@ final class StrataRuntime: Sendable {
 
     func close() async {
         await store.close()
+    }
+}
+
+/// Starts the shutdown grace period as soon as a shutdown begins: when it ends, the statements still
+/// running stop (``StrataRuntime/shutdown``), so that the server can finish and exit in time.
+///
+/// It must hear of the shutdown before the HTTP server, which waits for the requests in flight,
+/// so it runs after the application in the outer service group (`runServer`), which tells the last
+/// service first.
+struct ShutdownGraceService: Service {
+    let runtime: StrataRuntime
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let (grace, signal, logger) = (runtime.configuration.shutdownGrace, runtime.shutdown, runtime.logger)
+        logger.info("Shutting down: no new connections; requests in flight may finish", metadata: ["grace": "\(grace)"])
+        Task {
+            try? await Task.sleep(for: grace)
+            if !signal.isFired { logger.notice("Shutdown grace period over: stopping the statements still running") }
+            signal.fire()
+        }
     }
 }
 

@@ -26,10 +26,12 @@ struct SQLQueryOperation: Sendable {
         let model = call.service.model
         let checked = try ClientSQL.check(request.sql, catalog: SQLCatalog(model: model), parameters: request.parameters)
         let sources = try await tableSources(checked)
+        try await CrossJoinGuard(limit: call.runtime.configuration.sqlCrossJoinLimit)
+            .check(checked, service: call.service, sizes: call.service.tableSizes)
         let limit = call.runtime.configuration.sqlRowLimit
         let statement = try Self.statement(checked, service: call.service, sources: sources, rowLimit: limit)
         let types: [EDMPrimitiveType?] = checked.columns.map(\.type)
-        let result = try await call.service.database.read { connection in
+        let result = try await call.service.database.scan { connection in
             try await connection.query(statement, types: types)
         }
         guard result.rows.count <= limit else {

@@ -21,7 +21,7 @@ struct CollectionReader: Sendable {
     func fetch(limit: Int, offset: Int, after position: [ODataValue]?) async throws -> [Row] {
         let statement = SQLRenderer.render(chunkQuery(limit: limit, offset: offset, after: position), dialect: database.dialect)
         let types = columnTypes + sortKeys.map(\.type)
-        let result = try await database.read { connection in
+        let result = try await database.scan { connection in
             try await connection.query(statement, types: types)
         }
         let width = columnTypes.count

@@ -51,7 +51,7 @@ struct ExpansionLoader: Sendable {
             let batch = keys[start..<min(start + Self.batchSize, keys.count)]
             start += batch.count
             let statement = SQLRenderer.render(query(plan, keys: batch), dialect: storage.database.dialect)
-            let result = try await storage.database.read { connection in
+            let result = try await storage.database.scan { connection in
                 try await connection.query(statement, types: plan.columns.map(\.type))
             }
             rows += result.rows.map { EntityRow(values: $0) }

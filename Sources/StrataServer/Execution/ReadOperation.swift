@@ -166,7 +166,7 @@ struct ReadOperation: Sendable {
         var counting = selectQuery
         counting.items = [SelectColumn(expression: .template(["COUNT(*)"]), alias: nil)]
         let statement = SQLRenderer.render(counting, dialect: service.dialect)
-        let result = try await service.database.read { try await $0.query(statement, types: [.int64]) }
+        let result = try await service.database.scan { try await $0.query(statement, types: [.int64]) }
         return Int(result.rows.first?.first?.integerValue ?? 0)
     }
 

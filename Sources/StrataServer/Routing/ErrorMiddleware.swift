@@ -30,11 +30,16 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as ODataError:
             return error
         case let error as StorageError:
-            let mapped = error.odataError
-            if mapped.status >= 500 {
+            switch error {
+            case .failed, .unavailable:
                 logger.error("Storage failure", metadata: ["error": .string(error.description)])
+            case .timedOut, .cancelled, .shuttingDown:
+                // Limits doing their work, not failures.
+                logger.info("Statement stopped", metadata: ["reason": .string(error.description)])
+            default:
+                break
             }
-            return mapped
+            return error.odataError
         case let error as HTTPError:
             let status = Int(error.status.code)
             let message = error.body ?? Self.defaultMessage(for: status)

@@ -29,7 +29,12 @@ struct ODataEndpoint: Sendable {
         } else {
             body = try await RequestBody.collect(request, limit: runtime.configuration.maxBodySize)
         }
-        return try await respond(to: call, body: body, context: context)
+        // Scans count against the caller's share; a service with a statement timeout of its own runs
+        // its statements under it.
+        var limits = StatementLimits.current
+        limits.caller = context.principal.map { "subject " + ($0.issuer.map { $0 + " " } ?? "") + $0.subject } ?? "address " + (context.clientAddress ?? "unknown")
+        limits.timeout = service.settings.statementTimeout(server: limits.timeout)
+        return try await StatementLimits.$current.withValue(limits) { try await respond(to: call, body: body, context: context) }
     }
 
     /// Dispatches one call: from the router, or for an operation inside a `$batch` (context nil).

@@ -46,14 +46,20 @@ enum ODataResponse {
 
     /// A streamed answer: `first` (read before the response started, so that errors could still
     /// get a status) and then whatever `rest` produces, without a `Content-Length`.
+    ///
+    /// The body is written after the handler returned, outside the request's task-local values; the
+    /// request's ``StatementLimits`` are carried over so that the rest is read under the same limits.
     static func streamed<Stream: ChunkedBody>(first: [UInt8], rest: Stream, headers: HTTPFields) -> Response {
+        let limits = StatementLimits.current
         let body = ResponseBody { writer in
-            var stream = rest
-            try await writer.write(ByteBuffer(bytes: first))
-            while let bytes = try await stream.nextBytes() {
-                if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
+            try await StatementLimits.$current.withValue(limits) {
+                var stream = rest
+                try await writer.write(ByteBuffer(bytes: first))
+                while let bytes = try await stream.nextBytes() {
+                    if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
+                }
+                try await writer.finish(nil)
             }
-            try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)
     }
@@ -61,6 +67,8 @@ enum ODataResponse {
     static func error(_ error: ODataError, headRequest: Bool = false) -> Response {
         var headers: HTTPFields = [.contentType: jsonContentType, dataServiceVersion: ODataVersion.v1.headerValue]
         if error.status == 405 { headers[.allow] = "GET, HEAD, POST, PUT, PATCH, MERGE, DELETE" }
+        // A caller over its share of queries may try again as soon as one of them has finished.
+        if error.status == 429 { headers[.retryAfter] = "1" }
         return body(error.jsonBody, status: HTTPResponse.Status(code: error.status), headers: headers, headRequest: headRequest)
     }
 }

@@ -9,7 +9,7 @@ enum Routes {
     /// the same middleware), everything else through the router.
     static func responder(runtime: StrataRuntime) -> StrataResponderBuilder {
         let (router, odata) = router(runtime: runtime)
-        return StrataResponderBuilder(router: router, odata: odata, odataMethods: Set(odataMethods))
+        return StrataResponderBuilder(router: router, odata: odata, odataMethods: Set(odataMethods), runtime: runtime)
     }
 
     /// The router, and the OData endpoint behind the same middleware as its `/**` route.

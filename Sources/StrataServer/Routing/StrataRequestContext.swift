@@ -11,10 +11,13 @@ public struct StrataRequestContext: RequestContext {
     /// The authenticated caller; nil for anonymous requests.
     var principal: Principal?
     private let remoteAddress: SocketAddress?
+    /// Fired when the client goes away (see ``ConnectionGuard``); nil without a real connection (tests).
+    let hangUp: InterruptSignal?
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.hangUp = ConnectionSignals.shared.signal(for: source.channel)
     }
 
     /// The peer's IP address, for throttling failed logins; nil when the transport has none (tests).

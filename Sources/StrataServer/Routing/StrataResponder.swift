@@ -14,12 +14,16 @@ struct StrataResponder: HTTPResponder {
     let odata: any HTTPResponder<StrataRequestContext>
     /// The methods the router's OData route takes.
     let odataMethods: Set<HTTPRequest.Method>
+    let runtime: StrataRuntime
 
+    /// Every request runs under the server's ``StatementLimits``, its client's hang-up signal included.
     func respond(to request: Request, context: Context) async throws -> Response {
-        if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
-            return try await odata.respond(to: request, context: context)
+        try await StatementLimits.$current.withValue(runtime.statementLimits(hangUp: context.hangUp)) {
+            if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
+                return try await odata.respond(to: request, context: context)
+            }
+            return try await router.respond(to: request, context: context)
         }
-        return try await router.respond(to: request, context: context)
     }
 
     /// Whether a raw path's first segment names a service rather than the root or a reserved name.
@@ -35,8 +39,9 @@ struct StrataResponderBuilder: HTTPResponderBuilder {
     let router: Router<StrataRequestContext>
     let odata: any HTTPResponder<StrataRequestContext>
     let odataMethods: Set<HTTPRequest.Method>
+    let runtime: StrataRuntime
 
     func buildResponder() -> StrataResponder {
-        StrataResponder(router: router.buildResponder(), odata: odata, odataMethods: odataMethods)
+        StrataResponder(router: router.buildResponder(), odata: odata, odataMethods: odataMethods, runtime: runtime)
     }
 }

@@ -31,6 +31,19 @@ protocol DatabaseConnection: Sendable {
     func execute(_ statement: SQLStatement) async throws
 }
 
+extension Database {
+    /// ``read(_:)`` for work that may read any number of rows (a collection, `$sql`, `$count`, an
+    /// expansion): it runs on the connections kept for scans (``StatementLimits/scans``).
+    /// Each caller's scans are counted (``ScanAdmission``), so that none can hold every connection.
+    func scan<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        let limits = StatementLimits.current
+        return try await StatementLimits.$current.withValue(limits.scanning()) {
+            guard let admission = limits.admission, let caller = limits.caller else { return try await read(body) }
+            return try await admission.run(for: caller) { try await read(body) }
+        }
+    }
+}
+
 extension DatabaseConnection {
     func query(_ statement: SQLStatement) async throws -> SQLRows {
         try await query(statement, types: [])

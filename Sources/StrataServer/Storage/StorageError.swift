@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 /// Failures of the storage layer that mean something to a client. Drivers translate their own
@@ -13,8 +14,14 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
     case constraintViolation(constraint: String?, table: String?, detail: String)
     /// A value could not be stored in or read from a column as its declared type.
     case invalidValue(String)
-    /// The database stopped a statement that ran too long or was cancelled.
+    /// The database stopped a statement because nobody waits for it any more (the client hung up).
     case cancelled
+    /// The database stopped a statement that ran longer than the statement timeout.
+    case timedOut(Duration)
+    /// The server is shutting down and stopped the statement, or refused to start it.
+    case shuttingDown
+    /// The caller has as many scans running and waiting as it may (``ScanAdmission``).
+    case overloaded(perCaller: Int)
     /// Anything else; the detail goes to the log, not to the client.
     case failed(String)
 
@@ -24,6 +31,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
         case .uniqueViolation(_, _, let d), .foreignKeyViolation(_, _, let d), .constraintViolation(_, _, let d): return d
         case .invalidValue(let m): return m
         case .cancelled: return "statement cancelled"
+        case .timedOut(let limit): return "statement stopped after the statement timeout (\(limit))"
+        case .shuttingDown: return "statement stopped: the server is shutting down"
+        case .overloaded(let limit): return "more than \(limit) scans of one caller at once, and more waiting"
         case .failed(let m): return m
         }
     }
@@ -46,9 +56,26 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
             return .badRequest(message)
         case .cancelled:
             return ODataError(status: 503, code: "ServiceUnavailable", message: "The query was cancelled; try again.")
+        case .timedOut(let limit):
+            // A 4xx: the same query would run as long again. The limit is the server's, per service.
+            return ODataError(status: 400, code: "StatementTimeout",
+                              message: "The query ran longer than this service allows (\(Self.seconds(limit))) and was stopped. Ask for less: add $filter conditions on indexed properties, a smaller $top, or LIMIT.")
+        case .overloaded(let limit):
+            return ODataError(status: 429, code: "TooManyRequests",
+                              message: "This caller has more queries running and waiting than the server runs for one caller at once (\(limit) at a time). Wait for them to finish, or send fewer at once.")
+        case .shuttingDown:
+            return ODataError(status: 503, code: "ServiceUnavailable", message: "The server is shutting down; send the request again to reach a running server.")
         case .failed:
             return .internalError()
         }
+    }
+
+    /// `2.5 s`, `30 s`: how the limit is written in messages.
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let fraction = Double(attoseconds) / 1e18
+        if fraction == 0 { return "\(seconds) s" }
+        return String(format: "%.3g s", Double(seconds) + fraction)
     }
 
     private static func `where`(_ constraint: String?, _ table: String?) -> String {

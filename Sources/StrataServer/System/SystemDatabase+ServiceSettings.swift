@@ -9,12 +9,23 @@ public struct ServiceSettings: Sendable, Hashable {
     public var requireIfMatch = false
     /// Rows per response before a `__next` link; the server's `--page-size` when nil.
     public var pageSize: Int?
+    /// The longest one statement of this service may run, in milliseconds; 0 is no limit, and nil
+    /// the server's `--statement-timeout`.
+    public var statementTimeoutMilliseconds: Int?
 
-    public init(namespace: String? = nil, title: String? = nil, requireIfMatch: Bool = false, pageSize: Int? = nil) {
+    public init(namespace: String? = nil, title: String? = nil, requireIfMatch: Bool = false, pageSize: Int? = nil,
+                statementTimeoutMilliseconds: Int? = nil) {
         self.namespace = namespace
         self.title = title
         self.requireIfMatch = requireIfMatch
         self.pageSize = pageSize
+        self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
+    }
+
+    /// The statement timeout this service's requests run under, given the server's.
+    func statementTimeout(server: Duration?) -> Duration? {
+        guard let milliseconds = statementTimeoutMilliseconds else { return server }
+        return milliseconds == 0 ? nil : .milliseconds(milliseconds)
     }
 }
 
@@ -37,7 +48,12 @@ extension SystemDatabase {
 
     /// Added after the writes' column, so it is listed after `writes.1`.
     var pageSizeMigrations: [SystemMigration] {
-        [SystemMigration(id: "services.2", statements: ["ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"page_size\" INTEGER"])]
+        [
+            SystemMigration(id: "services.2", statements: ["ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"page_size\" INTEGER"]),
+            SystemMigration(id: "services.3", statements: [
+                "ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"statement_timeout_ms\" INTEGER",
+            ]),
+        ]
     }
 
     func serviceSettings() async throws -> [String: ServiceSettings] {
@@ -46,15 +62,20 @@ extension SystemDatabase {
 
     private func serviceSettings(_ connection: any DatabaseConnection) async throws -> [String: ServiceSettings] {
         let rows = try await connection.query(
-            SQLStatement("SELECT \"service\", \"namespace\", \"title\", \"require_if_match\", \"page_size\" FROM \(quoted("service_settings"))"),
-            types: [.string, .string, .string, .boolean, .int64])
+            SQLStatement("""
+                SELECT "service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms" \
+                FROM \(quoted("service_settings"))
+                """),
+            types: [.string, .string, .string, .boolean, .int64, .int64])
         var settings: [String: ServiceSettings] = [:]
         for row in rows.rows {
             guard let service = row[0].stringValue else { continue }
-            var pageSize: Int?
+            var pageSize: Int?, timeout: Int?
             if case .int64(let size) = row[4] { pageSize = Int(size) }
+            if case .int64(let milliseconds) = row[5] { timeout = Int(milliseconds) }
             settings[service] = ServiceSettings(namespace: row[1].stringValue, title: row[2].stringValue,
-                                                requireIfMatch: row[3] == .boolean(true), pageSize: pageSize)
+                                                requireIfMatch: row[3] == .boolean(true), pageSize: pageSize,
+                                                statementTimeoutMilliseconds: timeout)
         }
         return settings
     }
@@ -79,10 +100,11 @@ extension SystemDatabase {
             "DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(dialect.placeholder(1))", binds: [.string(service)]))
         try await connection.execute(SQLStatement(
             """
-            INSERT INTO \(quoted("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size") \
-            VALUES (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)), \(dialect.placeholder(4)), \(dialect.placeholder(5)))
+            INSERT INTO \(quoted("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms") \
+            VALUES (\((1...6).map(dialect.placeholder).joined(separator: ", ")))
             """,
             binds: [.string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
-                    .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null]))
+                    .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null,
+                    settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null]))
     }
 }

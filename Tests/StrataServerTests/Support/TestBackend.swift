@@ -41,6 +41,9 @@ actor TestDatabases {
         configuration.databaseConnectionWait = .seconds(60)
         // Dozens of servers share one test cluster; each keeps its pool open.
         configuration.databaseConnections = 3
+        // A test's client may connect at the start and send its first request at the end of a
+        // minute-long test on a loaded machine; the tests of these limits set their own.
+        configuration.connections.idleTimeout = .seconds(600)
         switch backend {
         case .sqlite:
             if demo {

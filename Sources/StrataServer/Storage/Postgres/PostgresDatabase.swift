@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import StrataCore
+import Synchronization
 
 /// A PostgreSQL database reached through postgres-nio's connection pool.
 ///
@@ -16,10 +17,16 @@ final class PostgresDatabase: Database {
     /// itself would keep retrying for a minute before giving up on a server that is down.
     let leaseTimeout: Duration
     private let leaseWatch: LeaseWatch
+    /// Each connection's backend and statement timeout; shared by the views of one pool.
+    let sessions: PostgresSessions
+    /// How many scans may hold pooled connections at once (see ``StatementLimits/scans``).
+    private let scans: LeaseLimit
 
-    init(client: PostgresClient, counter: StatementCounter = .none, logger: Logger, leaseTimeout: Duration = .seconds(10),
-         leaseWatch: LeaseWatch = LeaseWatch()) {
+    init(client: PostgresClient, sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
+         leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch()) {
         self.client = client
+        self.sessions = sessions
+        self.scans = LeaseLimit(scanLimit)
         self.leaseWatch = leaseWatch
         self.counter = counter
         self.logger = logger
@@ -27,23 +34,23 @@ final class PostgresDatabase: Database {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await leased { connection in
-            try await body(PostgresSession(connection: connection, counter: self.counter, logger: self.logger))
+        if StatementLimits.current.scans {
+            return try await scans.with { try await leased(body) }
         }
+        return try await leased(body)
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await leased { connection in
+        try await leased { session in
             let logger = self.logger
-            let session = PostgresSession(connection: connection, counter: self.counter, logger: logger)
-            try await session.execute(SQLStatement("BEGIN"))
+            try await session.execute(SQLStatement("BEGIN").oneRow())
             do {
                 let result = try await body(session)
-                try await session.execute(SQLStatement("COMMIT"))
+                try await session.execute(SQLStatement("COMMIT").oneRow())
                 return result
             } catch {
                 do {
-                    try await session.execute(SQLStatement("ROLLBACK"))
+                    try await session.execute(SQLStatement("ROLLBACK").oneRow())
                 } catch {
                     logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
@@ -57,14 +64,27 @@ final class PostgresDatabase: Database {
     ///
     /// The lease runs in a task of its own so that the ``LeaseWatch`` can cancel it without
     /// cancelling the request, which still has its 503 to write.
-    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         let client = self.client
         let ticket = leaseWatch.ticket(timeout: leaseTimeout)
+        let limits = StatementLimits.current
+        let (sessions, counter, logger) = (self.sessions, self.counter, self.logger)
         let lease = Task {
             ticket.start()
             return try await client.withConnection { connection in
                 guard ticket.acquire() else { throw CancellationError() }
-                return try await work(connection)
+                let processID = try await sessions.prepare(connection, timeout: limits.timeout)
+                let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
+                                              counter: counter, logger: logger)
+                do {
+                    let result = try await work(session)
+                    await session.stops.settled()
+                    return result
+                } catch {
+                    // The connection goes back to the pool only once a cancel it asked for was delivered.
+                    await session.stops.settled()
+                    throw error
+                }
             }
         }
         ticket.onExpiry { lease.cancel() }
@@ -89,7 +109,17 @@ final class PostgresDatabase: Database {
         }
     }
 
+    /// `SELECT 1` on the control connection, so that a health check never waits for a busy pool and
+    /// answers within seconds when the server is down; through the pool where there is none.
     func ping() async throws {
+        if let control = sessions.control {
+            do {
+                try await control.run("SELECT 1")
+            } catch {
+                throw StorageError.unavailable("PostgreSQL does not answer: \(String(describing: error))")
+            }
+            return
+        }
         _ = try await read { try await $0.query(SQLStatement("SELECT 1")) }
     }
 
@@ -101,12 +131,42 @@ final class PostgresDatabase: Database {
 /// One leased PostgreSQL connection.
 struct PostgresSession: DatabaseConnection {
     let connection: PostgresConnection
+    /// The backend process serving the connection, for cancel requests.
+    let processID: Int32
+    let sessions: PostgresSessions
+    let limits: StatementLimits
     let counter: StatementCounter
     let logger: Logger
+    /// Cancels asked for during this lease.
+    let stops = PostgresStops()
     var dialect: SQLDialect { .postgres }
 
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
+        if statement.touchesOneRow { return try await runQuery(statement, types: types) }
+        return try await stoppable { try await runQuery(statement, types: types) }
+    }
+
+    func execute(_ statement: SQLStatement) async throws {
+        counter.increment()
+        if statement.touchesOneRow { return try await runExecute(statement) }
+        try await stoppable { try await runExecute(statement) }
+    }
+
+    /// Runs a statement that may take long so that a stop signal cancels it in PostgreSQL, and
+    /// turns the cancellation into the error that says why.
+    private func stoppable<T>(_ run: () async throws -> T) async throws -> T {
+        let (stops, sessions, processID) = (self.stops, self.sessions, self.processID)
+        do {
+            return try await limits.stoppable({ reason in
+                stops.stop(reason) { await sessions.cancel(processID) }
+            }, run)
+        } catch StorageError.cancelled {
+            throw stops.reason == .shutdown ? StorageError.shuttingDown : StorageError.cancelled
+        }
+    }
+
+    private func runQuery(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         do {
             let binds = try PostgresValueCoding.bind(statement.binds)
             if let name = statement.reusableName, !NamedStatements.isAbandoned(name) {
@@ -125,7 +185,7 @@ struct PostgresSession: DatabaseConnection {
             }
             return try await unnamed(statement.sql, binds, types: types)
         } catch {
-            throw PostgresErrorMapping.map(error)
+            throw PostgresErrorMapping.map(error, timeout: limits.timeout)
         }
     }
 
@@ -149,20 +209,20 @@ struct PostgresSession: DatabaseConnection {
         return SQLRows(columns: columns, rows: rows)
     }
 
-    func execute(_ statement: SQLStatement) async throws {
-        counter.increment()
+    private func runExecute(_ statement: SQLStatement) async throws {
         do {
             try await connection.query(
                 PostgresQuery(unsafeSQL: statement.sql, binds: try PostgresValueCoding.bind(statement.binds)), logger: logger)
         } catch {
-            throw PostgresErrorMapping.map(error)
+            throw PostgresErrorMapping.map(error, timeout: limits.timeout)
         }
     }
 }
 
 /// Turns PostgreSQL errors into storage errors that mean something to clients.
 enum PostgresErrorMapping {
-    static func map(_ error: any Error) -> any Error {
+    /// `timeout` is the statement timeout the statement ran under, named when PostgreSQL stopped it for that.
+    static func map(_ error: any Error, timeout: Duration? = nil) -> any Error {
         guard let error = error as? PSQLError else { return error }
         switch error.code {
         case .server:
@@ -181,7 +241,10 @@ enum PostgresErrorMapping {
             case "428C9":
                 // A value for a GENERATED ALWAYS column: the client's mistake, not the server's.
                 return StorageError.invalidValue(message)
-            case "57014": return StorageError.cancelled
+            case "57014":
+                // PostgreSQL says "canceling statement due to statement timeout" or "… due to user request".
+                if let timeout, message.contains("statement timeout") { return StorageError.timedOut(timeout) }
+                return StorageError.cancelled
             case "57P01", "57P02", "57P03", "53300": return StorageError.unavailable(message)
             default: return StorageError.failed("PostgreSQL \(state): \(message)")
             }
@@ -192,5 +255,26 @@ enum PostgresErrorMapping {
         default:
             return StorageError.failed("PostgreSQL: \(String(describing: error.code))")
         }
+    }
+}
+
+/// The cancels one lease asked for: why, and the request in flight, which the lease waits for
+/// before its connection goes back to the pool (see ``PostgresSessions``).
+final class PostgresStops: Sendable {
+    private let state = Mutex<(reason: InterruptSignal.Reason?, pending: Task<Void, Never>?)>((nil, nil))
+
+    var reason: InterruptSignal.Reason? { state.withLock { $0.reason } }
+
+    /// Records the first reason and starts `cancel` once.
+    func stop(_ reason: InterruptSignal.Reason, _ cancel: @escaping @Sendable () async -> Void) {
+        state.withLock { state in
+            guard state.pending == nil else { return }
+            state.reason = reason
+            state.pending = Task { await cancel() }
+        }
+    }
+
+    func settled() async {
+        await state.withLock { $0.pending }?.value
     }
 }

@@ -10,11 +10,19 @@ final class PostgresServiceStore: ServiceStore {
     private let database: PostgresDatabase
     private let logger: Logger
 
-    init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10)) {
-        self.database = PostgresDatabase(client: client, counter: counter, logger: logger, leaseTimeout: connectionWait)
+    /// - Parameters:
+    ///   - control: the connection outside the pool for health checks and cancel requests (the server's);
+    ///     without it both borrow pooled connections.
+    ///   - scanLimit: how many scans may hold pooled connections at once; keep it below the pool's size.
+    init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10),
+         control: PostgresControlConnection? = nil, scanLimit: Int = 8) {
+        let sessions = PostgresSessions(client: client, control: control, logger: logger)
+        self.database = PostgresDatabase(client: client, sessions: sessions, counter: counter, logger: logger,
+                                         leaseTimeout: connectionWait, scanLimit: scanLimit)
         // Strata's own statements (access checks on every request) are not the services' SQL that
         // `strata_sql_statements_total` counts, so the system tables use an uncounted view of the pool.
-        self.system = PostgresDatabase(client: client, counter: .none, logger: logger, leaseTimeout: connectionWait)
+        self.system = PostgresDatabase(client: client, sessions: sessions, counter: .none, logger: logger,
+                                       leaseTimeout: connectionWait, scanLimit: scanLimit)
         self.logger = logger
     }
 
@@ -86,5 +94,7 @@ final class PostgresServiceStore: ServiceStore {
         }
     }
 
-    func close() async {}
+    func close() async {
+        await (database.sessions.control)?.close()
+    }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import StrataCore
+import Synchronization
 
 /// A SQLite database file with a pool of reader connections and one writer.
 ///
@@ -13,20 +15,37 @@ final class SQLiteDatabase: Database {
     let dialect = SQLDialect.sqlite
     let path: String
     private let readers: SQLiteHandlePool
+    /// Readers for work that scans (``StatementLimits/scans``), apart from ``readers`` so that
+    /// long scans never make key lookups wait for a connection.
+    private let scanners: SQLiteHandlePool
     private let writer: SQLiteHandlePool
+    /// A connection of its own for ``ping()``, so that a health check never waits for a busy pool.
+    private let pinger: Mutex<SQLiteHandle?>
     private let counter: StatementCounter
     private let threadPool: NIOThreadPool
     private let logger: Logger
     /// Where write transactions run (see ``SQLiteWriterExecutor``).
     let writerExecutor = SQLiteWriterExecutor()
 
-    static func open(path: String, readers: Int = 4, counter: StatementCounter = .none, logger: Logger) async throws -> SQLiteDatabase {
-        let threadPool = NIOThreadPool.singleton
+    /// The threads SQLite statements run on when they are not cheap enough for the caller's thread:
+    /// as many as the connections that may run such statements at once (readers, scanners and the
+    /// writer of a few databases), since a thread waiting in a long scan must not hold up the rest.
+    static let threads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 16)
+        pool.start()
+        return pool
+    }()
+
+    /// Opens the file with `readers` connections for key lookups and `scanners` for scans (at
+    /// least one each) besides the writer.
+    static func open(path: String, readers: Int = 4, scanners: Int = 4, counter: StatementCounter = .none,
+                     logger: Logger) async throws -> SQLiteDatabase {
+        let threadPool = threads
         // The writer opens first so that WAL mode is set before readers open the file.
         let writer = try await threadPool.runIfActive { try openConnection(path: path) }
         var readerHandles: [SQLiteHandle] = []
         do {
-            for _ in 0..<max(1, readers) {
+            for _ in 0..<(max(1, readers) + max(1, scanners) + 1) {
                 readerHandles.append(try await threadPool.runIfActive { try openConnection(path: path) })
             }
         } catch {
@@ -34,14 +53,19 @@ final class SQLiteDatabase: Database {
             for handle in readerHandles { handle.close() }
             throw error
         }
-        return SQLiteDatabase(path: path, writer: writer, readers: readerHandles, counter: counter, threadPool: threadPool, logger: logger)
+        let pinger = readerHandles.removeLast()
+        return SQLiteDatabase(path: path, writer: writer, readers: Array(readerHandles.prefix(max(1, readers))),
+                              scanners: Array(readerHandles.dropFirst(max(1, readers))), pinger: pinger,
+                              counter: counter, threadPool: threadPool, logger: logger)
     }
 
-    private init(path: String, writer: SQLiteHandle, readers: [SQLiteHandle], counter: StatementCounter,
-                 threadPool: NIOThreadPool, logger: Logger) {
+    private init(path: String, writer: SQLiteHandle, readers: [SQLiteHandle], scanners: [SQLiteHandle], pinger: SQLiteHandle,
+                 counter: StatementCounter, threadPool: NIOThreadPool, logger: Logger) {
         self.path = path
+        self.pinger = Mutex(pinger)
         self.writer = SQLiteHandlePool([writer])
         self.readers = SQLiteHandlePool(readers)
+        self.scanners = SQLiteHandlePool(scanners)
         self.counter = counter
         self.threadPool = threadPool
         self.logger = logger
@@ -61,7 +85,7 @@ final class SQLiteDatabase: Database {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await readers.with { handle in
+        try await (StatementLimits.current.scans ? scanners : readers).with { handle in
             try await body(SQLiteSession(handle: handle, counter: counter, threadPool: threadPool))
         }
     }
@@ -97,7 +121,8 @@ final class SQLiteDatabase: Database {
             } catch {
                 do {
                     counter.increment()
-                    try handle.execute(SQLStatement("ROLLBACK"))
+                    // An interrupted write has rolled its transaction back already.
+                    if handle.inTransaction { try handle.execute(SQLStatement("ROLLBACK")) }
                 } catch {
                     logger.error("SQLite rollback failed", metadata: ["path": .string(path), "error": "\(error)"])
                 }
@@ -115,12 +140,21 @@ final class SQLiteDatabase: Database {
         }
     }
 
+    /// Reads the file's schema on a connection kept for this, on the caller's thread: the header and
+    /// first page, always cached, so it answers at once however busy the pools are.
     func ping() async throws {
-        _ = try await read { try await $0.query(SQLStatement("SELECT 1")) }
+        try pinger.withLock { handle in
+            guard let handle else { throw StorageError.unavailable("the SQLite database \(path) is closed") }
+            _ = try handle.query(SQLStatement("SELECT count(*) FROM sqlite_schema"), types: [.int64])
+        }
     }
 
     func close() async {
-        let handles = readers.drain() + writer.drain()
+        let pinger = self.pinger.withLock { handle in
+            defer { handle = nil }
+            return handle
+        }
+        let handles = readers.drain() + scanners.drain() + writer.drain() + (pinger.map { [$0] } ?? [])
         _ = try? await threadPool.runIfActive {
             for handle in handles { handle.close() }
         }
@@ -144,14 +178,30 @@ struct SQLiteSession: DatabaseConnection {
         counter.increment()
         if statement.touchesOneRow { return try handle.query(statement, types: types) }
         let handle = handle
-        return try await threadPool.runIfActive { try handle.query(statement, types: types) }
+        return try await stoppable { try await threadPool.runIfActive { try handle.query(statement, types: types) } }
     }
 
     func execute(_ statement: SQLStatement) async throws {
         counter.increment()
         if statement.touchesOneRow { return try handle.execute(statement) }
         let handle = handle
-        try await threadPool.runIfActive { try handle.execute(statement) }
+        try await stoppable { try await threadPool.runIfActive { try handle.execute(statement) } }
+    }
+
+    /// Runs a statement that may take long so that it stops at the statement timeout, when the
+    /// client hangs up and when the server shuts down (``StatementLimits``). A statement that
+    /// touches one row by key needs none of this: it is done in microseconds.
+    private func stoppable<T>(_ run: () async throws -> T) async throws -> T {
+        let limits = StatementLimits.current
+        let handle = handle
+        let statement = handle.arm()
+        let deadline = limits.timeout.map { timeout in
+            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {
+                handle.requestStop(statement, .deadline(timeout))
+            }
+        }
+        defer { deadline?.cancel() }
+        return try await limits.stoppable({ handle.requestStop(statement, .signal($0)) }, run)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import Synchronization
 // The SQLite library that sqlite-nio bundles (its `sqlite_nio_`-prefixed C API). Strata calls it
 // directly: sqlite-nio prepares every statement anew and hands every query to a thread pool and back
 // through an event loop, three thread hops that cost more than a primary-key lookup itself.
@@ -25,6 +26,23 @@ final class SQLiteHandle: @unchecked Sendable {
     /// them through its WAL hook, which replaces its own checkpoint-on-commit: the owner checkpoints
     /// when ``checkpointDue`` says so, on a thread where a few milliseconds of copying are harmless.
     private var walPages: Int32 = 0
+
+    /// The statement armed by ``arm()`` and still running (0: none), and why it was asked to stop.
+    /// Another thread interrupts the connection only while holding this lock and only while the
+    /// statement it means is the one running, so a late request never stops the next statement.
+    private let running = Mutex(Running())
+    private var generation: UInt64 = 0
+
+    private struct Running {
+        var statement: UInt64 = 0
+        var stoppedBy: StopCause?
+    }
+
+    /// Why a statement was stopped early, for the error it fails with.
+    enum StopCause: Sendable {
+        case deadline(Duration)
+        case signal(InterruptSignal.Reason)
+    }
 
     static let statementLimit = 256
     /// How long a statement waits for another connection's lock before failing.
@@ -56,6 +74,26 @@ final class SQLiteHandle: @unchecked Sendable {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Marks the next statement run through this handle as one that ``requestStop(_:_:)`` may stop;
+    /// the mark lasts until that statement ends. Answers the statement's identity for stop requests.
+    func arm() -> UInt64 {
+        generation &+= 1
+        let statement = generation
+        running.withLock { $0 = Running(statement: statement) }
+        return statement
+    }
+
+    /// Stops the armed statement `statement` (SQLite's `sqlite3_interrupt`, which is safe from any
+    /// thread); does nothing once it has ended. SQLite clears the interrupt when the next statement
+    /// starts with none running, and the lock keeps the call from landing after this one ended.
+    func requestStop(_ statement: UInt64, _ cause: StopCause) {
+        running.withLock { running in
+            guard running.statement == statement, running.stoppedBy == nil, let connection else { return }
+            running.stoppedBy = cause
+            sqlite_nio_sqlite3_interrupt(connection)
+        }
+    }
+
     deinit {
         close()
     }
@@ -85,6 +123,12 @@ final class SQLiteHandle: @unchecked Sendable {
             if sqlite_nio_sqlite3_errcode(connection) & 0xff == SQLITE_BUSY { return false }
             throw error
         }
+    }
+
+    /// Whether a transaction is open (SQLite rolls one back by itself when a write in it is interrupted).
+    var inTransaction: Bool {
+        guard let connection else { return false }
+        return sqlite_nio_sqlite3_get_autocommit(connection) == 0
     }
 
     /// Whether the write-ahead log has grown enough since the last checkpoint to copy it back.
@@ -125,6 +169,7 @@ final class SQLiteHandle: @unchecked Sendable {
     /// Prepares (or takes from the cache) and binds `statement`, lets `body` step it, and resets it
     /// for its next use whatever happens.
     private func run<T>(_ statement: SQLStatement, _ body: (PreparedStatement) throws -> T) throws -> T {
+        defer { running.withLock { $0.statement = 0 } }
         let prepared = try prepare(statement.sql)
         defer {
             sqlite_nio_sqlite3_reset(prepared.pointer)
@@ -230,6 +275,13 @@ final class SQLiteHandle: @unchecked Sendable {
     // MARK: Errors
 
     private func failure(_ status: Int32) -> StorageError {
+        if status & 0xff == SQLITE_INTERRUPT, let stoppedBy = running.withLock({ $0.stoppedBy }) {
+            switch stoppedBy {
+            case .deadline(let limit): return .timedOut(limit)
+            case .signal(.abandoned): return .cancelled
+            case .signal(.shutdown): return .shuttingDown
+            }
+        }
         let message = connection.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error \(status)"
         return SQLiteErrorMapping.map(code: status, message: message)
     }

@@ -25,7 +25,7 @@ final class SQLiteServiceStore: ServiceStore {
         }
         let system = try await SQLiteDatabase.open(
             // Not counted: `strata_sql_statements_total` counts the services' SQL, not Strata's own access checks.
-            path: directory.appendingPathComponent(systemFileName).path, readers: 2, counter: .none, logger: logger)
+            path: directory.appendingPathComponent(systemFileName).path, readers: 2, scanners: 1, counter: .none, logger: logger)
         return SQLiteServiceStore(directory: directory, singleFile: singleFile, system: system, counter: counter, logger: logger)
     }
 
@@ -68,7 +68,7 @@ final class SQLiteServiceStore: ServiceStore {
         // half-way leaves no half-made service behind.
         let staging = directory.appendingPathComponent(".\(name).sqlite\(Self.provisioningSuffix)")
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: staging.path + suffix) }
-        let database = try await SQLiteDatabase.open(path: staging.path, readers: 1, counter: counter, logger: logger)
+        let database = try await SQLiteDatabase.open(path: staging.path, readers: 1, scanners: 1, counter: counter, logger: logger)
         do {
             try await database.transaction { connection in
                 for script in scripts {

@@ -1,0 +1,54 @@
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// One PostgreSQL connection outside the pool, for what must work when the pool is busy or broken:
+/// health checks and cancel requests for statements running on pooled connections.
+///
+/// It opens on first use and again after a failure, with a short connect timeout, so that a check
+/// against a server that is down answers in about a second instead of waiting for the pool.
+/// Statements run one at a time; each is short by construction (`SELECT 1`, `pg_cancel_backend`).
+actor PostgresControlConnection {
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private var connection: PostgresConnection?
+    private var nextID = 0
+
+    /// How long opening the connection may take; also each statement's `statement_timeout`.
+    static let timeout: Duration = .seconds(2)
+
+    init(configuration: PostgresConnection.Configuration, logger: Logger) {
+        var configuration = configuration
+        configuration.options.connectTimeout = .seconds(Int64(Self.timeout.components.seconds))
+        configuration.options.additionalStartupParameters = [
+            ("TimeZone", "UTC"), ("statement_timeout", String(Self.timeout.components.seconds * 1000)),
+        ]
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Runs one statement; the connection is dropped when it fails, so that the next call reconnects.
+    func run(_ query: PostgresQuery) async throws {
+        let connection = try await open()
+        do {
+            try await connection.query(query, logger: logger)
+        } catch {
+            self.connection = nil
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    private func open() async throws -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        nextID += 1
+        let opened = try await PostgresConnection.connect(configuration: configuration, id: -nextID, logger: logger)
+        connection = opened
+        return opened
+    }
+
+    func close() async {
+        try? await connection?.close()
+        connection = nil
+    }
+}
