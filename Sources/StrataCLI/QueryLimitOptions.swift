@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrataCore
+import StrataServer
 
 /// `strata serve`'s bounds on what one request's query options may ask for; past each, a 400
 /// that names the limit.
@@ -22,6 +23,26 @@ struct QueryLimitOptions: ParsableArguments {
 
     @Option(name: .customLong("max-expand-width"), help: "How many paths one $expand may list. (env: STRATA_MAX_EXPAND_WIDTH, default: 20)")
     var maxExpandWidth: Int?
+
+    @Option(name: .customLong("max-queries-per-caller"), help: "Queries reading many rows (collections, $count, $expand, $sql, $tables) one account or client address runs at once; more wait, and past four times as many waiting get 429. (env: STRATA_MAX_QUERIES_PER_CALLER, default: 2)")
+    var maxQueriesPerCaller: Int?
+
+    @Option(name: .customLong("sql-cross-join-limit"), help: "The most row combinations a $sql query may build from tables it does not join on equal columns. (env: STRATA_SQL_CROSS_JOIN_LIMIT, default: 1000000)")
+    var sqlCrossJoinLimit: Int?
+
+    /// Applies the per-caller and cross-join limits, or their environment variables.
+    func apply(to configuration: inout StrataConfiguration) throws {
+        try apply(to: &configuration.queryLimits)
+        let environment = ProcessInfo.processInfo.environment
+        if let count = try maxQueriesPerCaller ?? environment["STRATA_MAX_QUERIES_PER_CALLER"].map({ try ServeCommand.integer($0, "STRATA_MAX_QUERIES_PER_CALLER") }) {
+            guard count >= 1 else { throw ValidationError("--max-queries-per-caller must be at least 1") }
+            configuration.maxQueriesPerCaller = count
+        }
+        if let rows = try sqlCrossJoinLimit ?? environment["STRATA_SQL_CROSS_JOIN_LIMIT"].map({ try ServeCommand.integer($0, "STRATA_SQL_CROSS_JOIN_LIMIT") }) {
+            guard rows >= 1 else { throw ValidationError("--sql-cross-join-limit must be at least 1") }
+            configuration.sqlCrossJoinLimit = rows
+        }
+    }
 
     /// Applies the options, or their environment variables, to `limits`.
     func apply(to limits: inout QueryLimits) throws {

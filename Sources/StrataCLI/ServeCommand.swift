@@ -73,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard configuration.pageSize > 0 else { throw ValidationError("--page-size must be at least 1") }
         configuration.maxBodySize = try maxBodySize ?? environment["STRATA_MAX_BODY_SIZE"].map { try Self.integer($0, "STRATA_MAX_BODY_SIZE") } ?? configuration.maxBodySize
         guard configuration.maxBodySize > 0 else { throw ValidationError("--max-body-size must be at least 1") }
-        try limits.apply(to: &configuration.queryLimits)
+        try limits.apply(to: &configuration)
         try timeLimits.apply(to: &configuration)
         if let size = try maxBlobSize ?? environment["STRATA_MAX_BLOB_SIZE"].map({ Int64(try Self.integer($0, "STRATA_MAX_BLOB_SIZE")) }) {
             guard size >= 0 else { throw ValidationError("--max-blob-size must not be negative") }
