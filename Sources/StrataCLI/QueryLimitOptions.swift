@@ -24,7 +24,7 @@ struct QueryLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-expand-width"), help: "How many paths one $expand may list. (env: STRATA_MAX_EXPAND_WIDTH, default: 20)")
     var maxExpandWidth: Int?
 
-    @Option(name: .customLong("max-queries-per-caller"), help: "Queries reading many rows (collections, $count, $expand, $sql, $tables) one account or client address runs at once; more wait, and past four times as many waiting get 429. (env: STRATA_MAX_QUERIES_PER_CALLER, default: 2)")
+    @Option(name: .customLong("max-queries-per-caller"), help: "Queries reading many rows (collections, $count, $expand, $sql, $tables) one account or client address runs at once; more wait, and past sixteen times as many waiting get 429. (env: STRATA_MAX_QUERIES_PER_CALLER, default: 4)")
     var maxQueriesPerCaller: Int?
 
     @Option(name: .customLong("sql-cross-join-limit"), help: "The most row combinations a $sql query may build from tables it does not join on equal columns. (env: STRATA_SQL_CROSS_JOIN_LIMIT, default: 1000000)")

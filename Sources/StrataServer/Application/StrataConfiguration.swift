@@ -41,8 +41,8 @@ public struct StrataConfiguration: Sendable {
     public var statementTimeout: Duration? = .seconds(10)
     /// How many queries that read many rows (collections, `$count`, `$expand`, `$sql`, `$tables`) one
     /// caller — an account, or a client address when anonymous — runs at once; more wait behind
-    /// them, and past four times as many waiting they are refused with 429.
-    public var maxQueriesPerCaller = 2
+    /// them, and past sixteen times as many waiting they are refused with 429.
+    public var maxQueriesPerCaller = 4
     /// Timeouts for slow or silent clients, and the most connections open at once.
     public var connections = ConnectionLimits()
     /// At shutdown (SIGTERM, SIGINT), how long requests in flight may take to finish before their

@@ -36,7 +36,7 @@ final class StrataRuntime: Sendable {
     init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
          auth: AuthServices? = nil, accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
         self.auth = auth
-        self.scanAdmission = ScanAdmission(perCaller: configuration.maxQueriesPerCaller, queuePerCaller: 4 * configuration.maxQueriesPerCaller)
+        self.scanAdmission = ScanAdmission(perCaller: configuration.maxQueriesPerCaller, queuePerCaller: ScanAdmission.queueFactor * configuration.maxQueriesPerCaller)
         self.accessPolicy = auth.map { GrantPolicy(store: $0.store, logger: logger) } ?? accessPolicy
         self.configuration = configuration
         self.store = store

@@ -10,12 +10,16 @@ import Synchronization
 final class ScanAdmission: Sendable {
     let perCaller: Int
     let queuePerCaller: Int
+    /// Waiting scans per caller, as a multiple of those it may run: enough for an app that loads a
+    /// screen's lists at once, or a few people behind one address, without refusals.
+    static let queueFactor = 16
     private let callers = Mutex<[String: Caller]>([:])
 
     private struct Caller {
         var running = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var waiting: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     }
+    private let nextWaiter = Mutex(0)
 
     init(perCaller: Int, queuePerCaller: Int) {
         self.perCaller = max(1, perCaller)
@@ -47,27 +51,46 @@ final class ScanAdmission: Sendable {
         case .refused: throw StorageError.overloaded(perCaller: perCaller)
         case .wait: break
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = callers.withLock { callers in
-                var state = callers[caller, default: Caller()]
-                defer { callers[caller] = state }
-                if state.running < perCaller {
-                    state.running += 1
-                    return true
+        // A waiting scan whose task is cancelled (its request abandoned) leaves the line at once.
+        let id = nextWaiter.withLock { id in
+            id += 1
+            return id
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let admitted = callers.withLock { callers in
+                        var state = callers[caller, default: Caller()]
+                        defer { callers[caller] = state }
+                        if state.running < perCaller {
+                            state.running += 1
+                            return true
+                        }
+                        state.waiting.append((id, continuation))
+                        return false
+                    }
+                    if admitted { continuation.resume() }
                 }
-                state.waiting.append(continuation)
-                return false
+            } onCancel: {
+                let waiter = callers.withLock { callers -> CheckedContinuation<Void, any Error>? in
+                    guard var state = callers[caller], let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                    let waiter = state.waiting.remove(at: index).continuation
+                    callers[caller] = state
+                    return waiter
+                }
+                waiter?.resume(throwing: CancellationError())
             }
-            if admitted { continuation.resume() }
+        } catch {
+            throw StorageError.cancelled
         }
     }
 
     private func leave(_ caller: String) {
-        let next: CheckedContinuation<Void, Never>? = callers.withLock { callers in
+        let next: CheckedContinuation<Void, any Error>? = callers.withLock { callers in
             guard var state = callers[caller] else { return nil }
             if !state.waiting.isEmpty {
                 // The place passes straight to the caller's next scan.
-                let next = state.waiting.removeFirst()
+                let next = state.waiting.removeFirst().continuation
                 callers[caller] = state
                 return next
             }

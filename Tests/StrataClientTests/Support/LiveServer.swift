@@ -48,6 +48,8 @@ func withFreshServer<T: Sendable>(pageSize: Int = 1000, _ body: @Sendable (LiveS
     defer { try? FileManager.default.removeItem(atPath: directory) }
     var configuration = StrataConfiguration(port: 0, dataDirectory: directory, demo: true, pageSize: pageSize, logLevel: .critical)
     configuration.auth.passwordHashCost = 4
+    // Every test of the target is one anonymous caller at one address, many at once.
+    configuration.maxQueriesPerCaller = 64
     let logger = Logger(label: "client-tests", factory: { _ in SwiftLogNoOpLogHandler() })
     try await Administration.with(configuration, logger: logger) { admin in
         try await admin.addUser(LiveServer.editorName, password: LiveServer.editorPassword, roles: [RoleAssignment(role: "editor")])

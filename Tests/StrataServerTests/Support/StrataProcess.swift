@@ -47,6 +47,10 @@ struct StrataProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Only those three: the test process's own sockets (NIO accepts connections without
+        // close-on-exec) would otherwise live on in the child, and a connection an in-process test
+        // server closes would stay open for its client.
+        spawnClosesDescriptors(from: 3, &actions)
         let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments + ["--host", "127.0.0.1", "--port", String(port)]).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -110,4 +114,15 @@ struct StrataProcess {
 
 extension TestClient.Response {
     var text: String { body.map { String(buffer: $0) } ?? "" }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module does not
+/// import: the spawned program starts with no descriptor from `from` up.
+func spawnClosesDescriptors(from first: Int32, _ actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        Issue.record("posix_spawn_file_actions_addclosefrom_np is missing (glibc older than 2.34)")
+        return
+    }
+    _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, first)
 }
