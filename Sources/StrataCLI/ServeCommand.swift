@@ -50,6 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("event-loops"), help: "Threads that read requests and write responses. (env: STRATA_EVENT_LOOPS, default: one per core)")
     var eventLoops: Int?
 
+    @Option(name: .customLong("trusted-proxy"), help: "A load balancer's address or CIDR block whose X-Forwarded-For names the client (repeatable). (env: STRATA_TRUSTED_PROXIES, comma-separated)")
+    var trustedProxies: [String] = []
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: STRATA_LOG_LEVEL, default: info)")
     var logLevel: String?
 
@@ -75,6 +78,13 @@ struct ServeCommand: AsyncParsableCommand {
         guard configuration.maxBodySize > 0 else { throw ValidationError("--max-body-size must be at least 1") }
         try limits.apply(to: &configuration)
         try timeLimits.apply(to: &configuration)
+        let proxies = trustedProxies.isEmpty
+            ? (environment["STRATA_TRUSTED_PROXIES"]?.split(separator: ",").map(String.init) ?? []) : trustedProxies
+        do {
+            configuration.trustedProxies = try TrustedProxies(parsing: proxies)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         if let size = try maxBlobSize ?? environment["STRATA_MAX_BLOB_SIZE"].map({ Int64(try Self.integer($0, "STRATA_MAX_BLOB_SIZE")) }) {
             guard size >= 0 else { throw ValidationError("--max-blob-size must not be negative") }
             configuration.maxBlobSize = size

@@ -13,12 +13,19 @@ public struct AuthSettings: Sendable {
     public var tokenIssuer: String
     /// The `aud` of Strata's own tokens, and the audience they must name to be accepted.
     public var tokenAudience: String
-    /// Failed logins for one account within ``failureWindow`` before that account's logins answer 429.
+    /// Failed logins for one account from one client address within ``failureWindow`` before logins
+    /// to that account from that address answer 429; failures of the account from anywhere beyond
+    /// this many delay its logins (``accountDelay``), never refuse them.
     public var maxFailuresPerAccount: Int
     /// Failed logins from one client address within ``failureWindow`` before its logins answer 429.
     public var maxFailuresPerAddress: Int
     /// The sliding window failures are counted in; a blocked login may retry when its oldest counted failure leaves it.
     public var failureWindow: TimeInterval
+    /// The delay before checking the password of an account that failed ``maxFailuresPerAccount``
+    /// times from anywhere; it doubles with each further failure.
+    public var accountDelay: Duration = .milliseconds(250)
+    /// The longest such delay: what the owner of an account under attack waits at most.
+    public var maxAccountDelay: Duration = .seconds(4)
     /// How long a successful HTTP Basic check is remembered, so that a client sending the same
     /// credentials on every request does not pay for bcrypt each time. 0 turns the memory off.
     public var basicCredentialMemory: TimeInterval

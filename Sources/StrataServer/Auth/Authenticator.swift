@@ -67,7 +67,8 @@ struct Authenticator: Sendable {
     /// get the same 403 after the same bcrypt work.
     func login(username: String, password: String, client: String, remember: Bool = false) async throws -> Principal {
         let now = self.now
-        try await throttle.check(account: username, address: client, now: now)
+        let delay = try await throttle.check(account: username, address: client, now: now)
+        if delay > .zero { try await Task.sleep(for: delay) }
         let found = try await store.accountWithRoles(username)
         let account = found?.account
         var valid = false
@@ -84,7 +85,7 @@ struct Authenticator: Sendable {
             await throttle.recordFailure(account: username, address: client, now: now)
             throw AuthErrors.refusedLogin
         }
-        await throttle.recordSuccess(account: username)
+        await throttle.recordSuccess(account: username, address: client)
         if let memoryKey { await basicMemory.remember(memoryKey, now: now) }
         return Self.accountPrincipal(found.account.username, roles: found.roles, method: remember ? .basic : .token)
     }

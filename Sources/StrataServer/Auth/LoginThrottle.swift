@@ -1,64 +1,100 @@
 import Foundation
 
-/// Counts failed logins per account and per client address, and refuses further attempts (429)
-/// once either has failed too often within a sliding window.
+/// Slows password guessing without handing anyone a way to lock an account out.
+///
+/// Failed logins are counted, within a sliding window, in three ways:
+/// - per client address: past ``AuthSettings/maxFailuresPerAddress``, every login from that address
+///   answers 429 until its failures age out (one source guessing many accounts);
+/// - per account *and* address: past ``AuthSettings/maxFailuresPerAccount``, logins to that account
+///   from that address answer 429 (one source guessing one account) — also with the right
+///   password, since the server cannot tell that source's user from its attacker;
+/// - per account, from anywhere: past the same number, each further attempt at the account is
+///   answered only after a delay that doubles with every failure, up to
+///   ``AuthSettings/maxAccountDelay``. Never a refusal: the account's owner, at another address,
+///   signs in after at most that delay while guesses from many addresses cost each a held request.
 ///
 /// The counts live in this process's memory: a restart forgets them, and several servers in front
 /// of one PostgreSQL database count separately. Failures count the same whether they came through
-/// `/auth/token` or HTTP Basic. A blocked account stays blocked even for the right password until
-/// its window moves on; otherwise the block would not slow down guessing.
+/// `/auth/token` or HTTP Basic.
 actor LoginThrottle {
-    private let maxPerAccount: Int
-    private let maxPerAddress: Int
-    private let window: TimeInterval
-    private var accounts: [String: [Date]] = [:]
-    private var addresses: [String: [Date]] = [:]
-    /// Keys kept at most, per kind; beyond it, keys with no failure inside the window go first.
-    private let capacity = 50_000
+    private let settings: AuthSettings
+    private var addresses = FailureLog()
+    private var pairs = FailureLog()
+    private var accounts = FailureLog()
 
     init(settings: AuthSettings) {
-        maxPerAccount = max(1, settings.maxFailuresPerAccount)
-        maxPerAddress = max(1, settings.maxFailuresPerAddress)
-        window = settings.failureWindow
+        self.settings = settings
     }
 
-    /// Throws ``ThrottledError`` when the account or the address may not try now.
-    func check(account: String, address: String, now: Date) throws(ThrottledError) {
-        let waits = [wait(accounts[account], limit: maxPerAccount, now: now), wait(addresses[address], limit: maxPerAddress, now: now)]
+    /// Throws ``ThrottledError`` when the address, or the account from this address, may not try
+    /// now; otherwise answers how long to wait before checking the password (zero unless the
+    /// account has failed often from anywhere).
+    func check(account: String, address: String, now: Date) throws(ThrottledError) -> Duration {
+        let window = settings.failureWindow
+        let waits = [
+            addresses.wait(address, limit: max(1, settings.maxFailuresPerAddress), window: window, now: now),
+            pairs.wait(Self.pair(account, address), limit: max(1, settings.maxFailuresPerAccount), window: window, now: now),
+        ]
         if let longest = waits.compactMap({ $0 }).max() {
             throw ThrottledError(retryAfter: max(1, Int(longest.rounded(.up))))
         }
+        let failures = accounts.count(account, window: window, now: now)
+        let beyond = failures - max(1, settings.maxFailuresPerAccount)
+        guard beyond >= 0 else { return .zero }
+        let delay = settings.accountDelay * Double(1 << min(beyond, 20))
+        return min(delay, settings.maxAccountDelay)
     }
 
     func recordFailure(account: String, address: String, now: Date) {
-        Self.append(now, to: &accounts, key: account, limit: maxPerAccount, window: window, capacity: capacity)
-        Self.append(now, to: &addresses, key: address, limit: maxPerAddress, window: window, capacity: capacity)
+        let window = settings.failureWindow
+        addresses.record(address, now: now, window: window, keep: max(1, settings.maxFailuresPerAddress))
+        pairs.record(Self.pair(account, address), now: now, window: window, keep: max(1, settings.maxFailuresPerAccount))
+        // Enough to reach the longest delay.
+        accounts.record(account, now: now, window: window, keep: max(1, settings.maxFailuresPerAccount) + 32)
     }
 
-    /// A correct password clears the account's failures (not the address's: one valid account must
-    /// not let an address keep guessing others).
-    func recordSuccess(account: String) {
-        accounts[account] = nil
+    /// A correct password clears the failures of the account from this address (not the address's
+    /// own: one valid account must not let an address keep guessing others; nor the account's from
+    /// elsewhere: its owner signing in does not stop a guesser).
+    func recordSuccess(account: String, address: String) {
+        pairs.clear(Self.pair(account, address))
     }
 
-    /// Seconds until the oldest counted failure leaves the window, when the limit is reached.
-    private func wait(_ failures: [Date]?, limit: Int, now: Date) -> TimeInterval? {
-        guard let failures else { return nil }
-        let recent = failures.filter { now.timeIntervalSince($0) < window }
+    private static func pair(_ account: String, _ address: String) -> String {
+        account + "\u{0}" + address
+    }
+}
+
+/// Failure times by key within a sliding window, the newest few per key, for a bounded number of keys.
+private struct FailureLog {
+    private var failures: [String: [Date]] = [:]
+    /// Keys kept at most; beyond it, keys with no failure inside the window go first.
+    private let capacity = 50_000
+
+    func count(_ key: String, window: TimeInterval, now: Date) -> Int {
+        failures[key]?.count { now.timeIntervalSince($0) < window } ?? 0
+    }
+
+    /// Seconds until the oldest counted failure leaves the window, when `limit` is reached.
+    func wait(_ key: String, limit: Int, window: TimeInterval, now: Date) -> TimeInterval? {
+        guard let dates = failures[key] else { return nil }
+        let recent = dates.filter { now.timeIntervalSince($0) < window }
         guard recent.count >= limit, let oldest = recent.suffix(limit).first else { return nil }
         return oldest.addingTimeInterval(window).timeIntervalSince(now)
     }
 
-    private static func append(_ now: Date, to table: inout [String: [Date]], key: String, limit: Int,
-                               window: TimeInterval, capacity: Int) {
-        var failures = (table[key] ?? []).filter { now.timeIntervalSince($0) < window }
-        failures.append(now)
-        // Only the newest `limit` failures decide anything.
-        table[key] = Array(failures.suffix(limit))
-        if table.count > capacity {
-            table = table.filter { _, dates in dates.contains { now.timeIntervalSince($0) < window } }
-            while table.count > capacity, let victim = table.keys.first { table[victim] = nil }
+    mutating func record(_ key: String, now: Date, window: TimeInterval, keep: Int) {
+        var dates = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
+        dates.append(now)
+        failures[key] = Array(dates.suffix(keep))
+        if failures.count > capacity {
+            failures = failures.filter { _, dates in dates.contains { now.timeIntervalSince($0) < window } }
+            while failures.count > capacity, let victim = failures.keys.first { failures[victim] = nil }
         }
+    }
+
+    mutating func clear(_ key: String) {
+        failures[key] = nil
     }
 }
 

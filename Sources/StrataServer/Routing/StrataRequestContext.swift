@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
@@ -20,9 +21,16 @@ public struct StrataRequestContext: RequestContext {
         self.hangUp = ConnectionSignals.shared.signal(for: source.channel)
     }
 
-    /// The peer's IP address, for throttling failed logins; nil when the transport has none (tests).
-    /// Formatted when asked for: most requests never need it.
-    var clientAddress: String? { remoteAddress?.ipAddress }
+    /// The proxies whose `X-Forwarded-For` counts (set by the responder from the configuration).
+    var trustedProxies = TrustedProxies.none
+
+    /// The client's IP address, for throttling failed logins and counting queries per caller: the
+    /// peer's, or behind a trusted proxy the one it forwarded. Nil when the transport has none
+    /// (tests). Worked out when asked for: most requests never need it.
+    func clientAddress(_ headers: HTTPFields) -> String? {
+        guard let peer = remoteAddress?.ipAddress else { return nil }
+        return trustedProxies.client(peer: peer, headers: headers)
+    }
 
     func setRoute(_ label: String) {
         routeLabel.withLockedValue { $0 = label }

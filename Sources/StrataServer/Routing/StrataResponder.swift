@@ -18,7 +18,9 @@ struct StrataResponder: HTTPResponder {
 
     /// Every request runs under the server's ``StatementLimits``, its client's hang-up signal included.
     func respond(to request: Request, context: Context) async throws -> Response {
-        try await StatementLimits.$current.withValue(runtime.statementLimits(hangUp: context.hangUp)) {
+        var context = context
+        context.trustedProxies = runtime.configuration.trustedProxies
+        return try await StatementLimits.$current.withValue(runtime.statementLimits(hangUp: context.hangUp)) {
             if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
                 return try await odata.respond(to: request, context: context)
             }
