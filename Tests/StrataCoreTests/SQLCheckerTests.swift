@@ -189,7 +189,7 @@ import Testing
 
     @Test func queriesWithoutFromAreConstants() throws {
         let result = try emitted("SELECT 1 + 2 AS three", .sqlite)
-        #expect(result.sql == #"SELECT ? + ? AS "c1""#)
+        #expect(result.sql == #"SELECT strata_add(?, ?) AS "c1""#)
         #expect(refusal("SELECT *") == .badRequest("SELECT * needs FROM and a table at line 1, column 8", code: "SQLSyntaxError"))
     }
 }

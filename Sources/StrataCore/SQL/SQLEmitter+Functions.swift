@@ -55,11 +55,13 @@ extension SQLEmitter {
         return parts.joined(separator: ", ")
     }
 
-    /// An integer argument for a PostgreSQL function that takes `INTEGER`.
+    /// An integer argument for a PostgreSQL function that takes `INTEGER`. A value beyond its range
+    /// is clamped to it (for `SUBSTR` and `ROUND` such values are past any string's end and any
+    /// digit count), so that the cast cannot fail where SQLite, whose integers are 64-bit, answers.
     private mutating func int4(_ argument: SQLTypedExpression) -> String {
         let sql = expression(argument, root: true)
         guard dialect == .postgres, let type = argument.type, type == .int64 else { return sql }
-        return "CAST(\(sql) AS INTEGER)"
+        return "CAST(LEAST(GREATEST(\(sql), -2147483648), 2147483647) AS INTEGER)"
     }
 
     /// `ROUND(x[, digits])` rounds half away from zero on both. A negative digit count counts as 0,
@@ -99,7 +101,9 @@ extension SQLEmitter {
             }
             return "CAST(strftime('\(format)', \(value)) AS INTEGER)"
         case .postgres:
-            let source = argument.type == .dateTimeOffset ? "(\(value) AT TIME ZONE 'UTC')" : value
+            // A bare NULL has no type, and EXTRACT has several signatures: give it one.
+            let source = argument.type == .dateTimeOffset ? "(\(value) AT TIME ZONE 'UTC')"
+                : argument.type == nil ? "CAST(\(value) AS timestamp)" : value
             let extract = "EXTRACT(\(function.rawValue) FROM \(source))"
             return function == .second ? "CAST(FLOOR(\(extract)) AS INTEGER)" : "CAST(\(extract) AS INTEGER)"
         }

@@ -98,7 +98,9 @@ struct SQLEmitter {
             // NULL carries no client data, and an untyped bound NULL defeats PostgreSQL's type inference.
             return value.isNull ? "NULL" : binder.placeholder(for: value)
         case .negate(let operand):
-            return "-" + expression(operand)
+            guard e.type?.isIntegral == true else { return "-" + expression(operand) }
+            // 64-bit and failing on overflow on both databases, as in `arithmetic`.
+            return dialect == .sqlite ? "strata_neg(\(expression(operand, root: true)))" : "(- \(bigint(operand)))"
         case .not(let operand):
             return "NOT " + expression(operand)
         case .and(let terms):
@@ -182,6 +184,26 @@ struct SQLEmitter {
     /// REAL operand, because a `NUMERIC` column may store a whole value as an integer and SQLite
     /// would then divide as integers where PostgreSQL does not.
     private mutating func arithmetic(_ op: SQLArithmeticOperator, _ lhs: SQLTypedExpression, _ rhs: SQLTypedExpression, resultType: EDMPrimitiveType?) -> String {
+        // Integer +, -, * and / in 64 bits, an error on overflow, on both databases: SQLite quietly
+        // turns an overflowing integer into a float, so the server gives its connections checked
+        // functions (`strata_add` …); PostgreSQL's `bigint` arithmetic fails by itself.
+        if resultType?.isIntegral == true, op != .remainder {
+            if dialect == .sqlite {
+                let function = switch op {
+                case .add: "strata_add"
+                case .subtract: "strata_sub"
+                case .multiply: "strata_mul"
+                default: "strata_div"
+                }
+                let left = expression(lhs, root: true)
+                let right = op == .divide ? "NULLIF(\(expression(rhs, root: true)), 0)" : expression(rhs, root: true)
+                return "\(function)(\(left), \(right))"
+            }
+            // Left before right: placeholders are numbered in the order they are written.
+            let left = bigint(lhs)
+            let right = op == .divide ? "NULLIF(\(bigint(rhs)), 0)" : bigint(rhs)
+            return "(\(left) \(op.rawValue) \(right))"
+        }
         switch op {
         case .divide, .remainder:
             let fractional = resultType.map { !$0.isIntegral } ?? false
@@ -191,6 +213,18 @@ struct SQLEmitter {
         default:
             let left = expression(lhs)
             return left + " \(op.rawValue) " + expression(rhs)
+        }
+    }
+
+    /// A PostgreSQL integer operand as `bigint`; checked arithmetic and negation are `bigint` already.
+    private mutating func bigint(_ operand: SQLTypedExpression) -> String {
+        switch operand.node {
+        case .arithmetic(let op, _, _) where op != .remainder && operand.type?.isIntegral == true:
+            return expression(operand, root: true)
+        case .negate where operand.type?.isIntegral == true:
+            return expression(operand, root: true)
+        default:
+            return "CAST(\(expression(operand, root: true)) AS bigint)"
         }
     }
 

@@ -33,6 +33,14 @@ public struct ODataDateTime: Sendable, Hashable, Comparable {
 
     public var date: Date { Date(timeIntervalSince1970: Double(microsecondsSince1970) / 1_000_000) }
 
+    /// The instants an `Edm.DateTime` may hold: years 1 to 9999, as .NET's `DateTime` (whose range
+    /// OData V2 took) and ISO 8601 text can write them. Both databases store this range, so a value
+    /// outside it is refused before it reaches either.
+    public static let supportedRange: ClosedRange<Int64> = -62_135_596_800_000_000...253_402_300_799_999_999
+
+    /// Whether the value lies in ``supportedRange``.
+    public var isSupported: Bool { Self.supportedRange.contains(microsecondsSince1970) }
+
     /// Milliseconds since the epoch, rounded toward negative infinity, as `/Date(ms)/` carries them.
     public var millisecondsSince1970: Int64 {
         microsecondsSince1970 >= 0 ? microsecondsSince1970 / 1000 : -((-microsecondsSince1970 + 999) / 1000)

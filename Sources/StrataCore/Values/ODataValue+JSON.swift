@@ -77,11 +77,16 @@ public enum ODataJSON {
             guard case .string(let s) = json, let value = parseDateTime(s) else {
                 throw mismatch(json, type, "\"\\/Date(1257008908440)\\/\" or \"2009-10-31T17:08:28.440\"")
             }
+            try requireSupported(value, s)
             return .dateTime(value)
         case .dateTimeOffset:
             guard case .string(let s) = json else { throw mismatch(json, type, "\"2009-11-01T00:00:00+02:00\"") }
-            if let value = ODataDateTimeOffset.parse(s) { return .dateTimeOffset(value) }
+            if let value = ODataDateTimeOffset.parse(s) {
+                try requireSupported(value.utc, s)
+                return .dateTimeOffset(value)
+            }
             if let (instant, offset) = parseDateLiteral(s) {
+                try requireSupported(instant, s)
                 return .dateTimeOffset(ODataDateTimeOffset(utc: instant, offsetMinutes: offset))
             }
             throw mismatch(json, type, "\"2009-11-01T00:00:00+02:00\"")
@@ -185,6 +190,12 @@ public enum ODataJSON {
             }
             // The ticks are UTC milliseconds; the offset only says how the instant was expressed.
             return (ODataDateTime(millisecondsSince1970: milliseconds), offset)
+        }
+    }
+
+    private static func requireSupported(_ value: ODataDateTime, _ text: String) throws(ODataLiteralError) {
+        guard value.isSupported else {
+            throw ODataLiteralError("\(text.prefix(40)) is outside the dates Edm.DateTime holds (years 1 to 9999, /Date(-62135596800000)/ to /Date(253402300799999)/)")
         }
     }
 

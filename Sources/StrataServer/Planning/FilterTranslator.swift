@@ -154,7 +154,11 @@ struct FilterTranslator {
         case .unary(.not, _):
             return boolean(expression, exact: true)
         case .unary(.negate, let operand):
-            return .template(["(- ", .expression(scalar(operand, as: expression.type)), ")"])
+            let value = scalar(operand, as: expression.type)
+            guard expression.type?.isIntegral == true else { return .template(["(- ", .expression(value), ")"]) }
+            // 64-bit and checked on both databases (see `SQLiteCheckedArithmetic`).
+            return dialect == .sqlite ? .template(["strata_neg(", .expression(value), ")"])
+                : .template(["(- CAST(", .expression(value), " AS bigint))"])
         case .call(let function, let arguments):
             return FunctionTranslator(dialect: dialect).call(function, arguments.map { scalar($0, as: $0.type) },
                                                             argumentTypes: arguments.map(\.type), resultType: expression.type)
@@ -165,6 +169,7 @@ struct FilterTranslator {
 
     private func arithmetic(_ op: BinaryOperator, _ lhs: SQLTerm, _ rhs: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
         let integral = type?.isIntegral ?? false
+        if integral, let checked = checkedIntegerArithmetic(op, lhs, rhs) { return checked }
         switch op {
         case .add: return .binary(.add, lhs, rhs)
         case .sub: return .binary(.subtract, lhs, rhs)
@@ -189,6 +194,37 @@ struct FilterTranslator {
                               " AS REAL) / NULLIF(", .expression(rhs), ", 0) AS INTEGER))"])
         default:
             return .null
+        }
+    }
+}
+
+extension FilterTranslator {
+    /// Integer `add`, `sub`, `mul` and `div` in 64 bits, failing on overflow, on both databases:
+    /// SQLite through `SQLiteCheckedArithmetic`'s functions, PostgreSQL in `bigint`, whose overflow
+    /// is an error already. Nil for `mod`, which cannot overflow past what it divides.
+    func checkedIntegerArithmetic(_ op: BinaryOperator, _ lhs: SQLTerm, _ rhs: SQLTerm) -> SQLTerm? {
+        let divisor: SQLTerm = op == .div ? .template(["NULLIF(", .expression(rhs), ", 0)"]) : rhs
+        switch dialect {
+        case .sqlite:
+            let function: StaticString
+            switch op {
+            case .add: function = "strata_add("
+            case .sub: function = "strata_sub("
+            case .mul: function = "strata_mul("
+            case .div: function = "strata_div("
+            default: return nil
+            }
+            return .template([.text(function), .expression(lhs), ", ", .expression(divisor), ")"])
+        case .postgres:
+            let symbol: StaticString
+            switch op {
+            case .add: symbol = " + "
+            case .sub: symbol = " - "
+            case .mul: symbol = " * "
+            case .div: symbol = " / "
+            default: return nil
+            }
+            return .template(["(CAST(", .expression(lhs), " AS bigint)", .text(symbol), "CAST(", .expression(divisor), " AS bigint))"])
         }
     }
 }

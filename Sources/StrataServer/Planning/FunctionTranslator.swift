@@ -28,13 +28,15 @@ struct FunctionTranslator {
             return .template(["replace(", .expression(a[0]), ", ", .expression(a[1]), ", ", .expression(a[2]), ")"])
         case .substring:
             // 0-based start; a negative start counts as 0 and a negative length as 0 on both databases.
-            let start: SQLTerm = sqlite ? .template(["(MAX(", .expression(a[1]), ", 0) + 1)"])
-                                        : .template(["(GREATEST(", .expression(a[1]), ", 0) + 1)"])
+            // Beyond 2^31 both are past the end of any string: clamped there, as PostgreSQL's
+            // substr takes INTEGER positions (and a bigint literal would not even match its signature).
+            let start: SQLTerm = sqlite ? .template(["(MIN(MAX(", .expression(a[1]), ", 0), 2147483646) + 1)"])
+                                        : .template(["CAST(LEAST(GREATEST(", .expression(a[1]), ", 0), 2147483646) + 1 AS integer)"])
             if a.count == 2 {
                 return .template(["substr(", .expression(a[0]), ", ", .expression(start), ")"])
             }
-            let length: SQLTerm = sqlite ? .template(["MAX(", .expression(a[2]), ", 0)"])
-                                         : .template(["GREATEST(", .expression(a[2]), ", 0)"])
+            let length: SQLTerm = sqlite ? .template(["MIN(MAX(", .expression(a[2]), ", 0), 2147483647)"])
+                                         : .template(["CAST(LEAST(GREATEST(", .expression(a[2]), ", 0), 2147483647) AS integer)"])
             return .template(["substr(", .expression(a[0]), ", ", .expression(start), ", ", .expression(length), ")"])
         case .tolower:
             return .template(["lower(", .expression(a[0]), ")"])

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import StrataCore
 
 /// Turns every error into an OData error response, so no client ever sees a stack trace or an empty 500.
@@ -44,6 +45,10 @@ struct ErrorMiddleware: RouterMiddleware {
             let status = Int(error.status.code)
             let message = error.body ?? Self.defaultMessage(for: status)
             return ODataError(status: status, code: error.status.reasonPhrase.replacingOccurrences(of: " ", with: ""), message: message)
+        case let error as NIOTooManyBytesError:
+            // A body collected with a limit (`/auth/token`, `/admin`) that is larger.
+            let limit = error.maxBytes.map { " (\($0) bytes)" } ?? ""
+            return ODataError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than this endpoint accepts\(limit).")
         case is CancellationError:
             return ODataError(status: 503, code: "ServiceUnavailable", message: "The request was cancelled.")
         default:

@@ -14,6 +14,8 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
     case constraintViolation(constraint: String?, table: String?, detail: String)
     /// A value could not be stored in or read from a column as its declared type.
     case invalidValue(String)
+    /// Integer arithmetic left the 64-bit range (on both databases, see `SQLiteCheckedArithmetic`).
+    case integerOverflow
     /// The database stopped a statement because nobody waits for it any more (the client hung up).
     case cancelled
     /// The database stopped a statement that ran longer than the statement timeout.
@@ -30,6 +32,7 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
         case .unavailable(let m): return "database unavailable: \(m)"
         case .uniqueViolation(_, _, let d), .foreignKeyViolation(_, _, let d), .constraintViolation(_, _, let d): return d
         case .invalidValue(let m): return m
+        case .integerOverflow: return "integer overflow"
         case .cancelled: return "statement cancelled"
         case .timedOut(let limit): return "statement stopped after the statement timeout (\(limit))"
         case .shuttingDown: return "statement stopped: the server is shutting down"
@@ -54,6 +57,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
                               message: "The change violates a constraint\(Self.where(constraint, table)): \(detail)")
         case .invalidValue(let message):
             return .badRequest(message)
+        case .integerOverflow:
+            return ODataError(status: 400, code: "IntegerOverflow",
+                              message: "A computed whole number left the 64-bit range (-9223372036854775808 to 9223372036854775807); integer arithmetic does not wrap or round. Use smaller values, or cast to Edm.Double or Edm.Decimal first.")
         case .cancelled:
             return ODataError(status: 503, code: "ServiceUnavailable", message: "The query was cancelled; try again.")
         case .timedOut(let limit):
@@ -67,6 +73,14 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
             return ODataError(status: 503, code: "ServiceUnavailable", message: "The server is shutting down; send the request again to reach a running server.")
         case .failed:
             return .internalError()
+        }
+    }
+
+    /// Refuses text with the NUL character: PostgreSQL cannot store it in any text column, so it is
+    /// refused on both databases alike, before anything is written or compared.
+    static func requireNoNUL(_ text: String) throws(StorageError) {
+        if text.utf8.contains(0) {
+            throw .invalidValue("Text values may not contain the NUL character (U+0000, %00 in a URL, \\u0000 in JSON); remove it.")
         }
     }
 

@@ -236,6 +236,9 @@ enum PostgresErrorMapping {
             case "23505": return StorageError.uniqueViolation(constraint: constraint, table: table, detail: detail)
             case "23503": return StorageError.foreignKeyViolation(constraint: constraint, table: table, detail: detail)
             case "23502", "23514", "23P01": return StorageError.constraintViolation(constraint: constraint, table: table, detail: detail)
+            case "22003" where message.hasPrefix("bigint out of range") || message.hasPrefix("integer out of range")
+                || message.hasPrefix("smallint out of range"):
+                return StorageError.integerOverflow
             case "22001", "22003", "22007", "22008", "22P02", "22012":
                 return StorageError.invalidValue(message)
             case "428C9":

@@ -25,7 +25,9 @@ enum PostgresValueCoding {
             case .decimal(let d): try bindings.append(d)
             case .double(let v): bindings.append(v)
             case .single(let v): bindings.append(v)
-            case .string(let s): bindings.append(s)
+            case .string(let s):
+                try StorageError.requireNoNUL(s)
+                bindings.append(s)
             case .dateTime(let d): bindings.append(PostgresTimestamp(microseconds: d.microsecondsSince1970 - epochOffset, withTimeZone: false))
             case .dateTimeOffset(let d): bindings.append(PostgresTimestamp(microseconds: d.utc.microsecondsSince1970 - epochOffset, withTimeZone: true))
             case .time(let t): bindings.append(PostgresTime(microseconds: t.microseconds))

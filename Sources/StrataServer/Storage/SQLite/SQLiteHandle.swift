@@ -67,6 +67,7 @@ final class SQLiteHandle: @unchecked Sendable {
         }
         connection = handle
         sqlite_nio_sqlite3_busy_timeout(handle, Self.busyTimeout)
+        SQLiteCheckedArithmetic.register(on: handle)
         sqlite_nio_sqlite3_wal_hook(handle, { context, _, _, pages in
             // SQLite calls this inside a commit on the thread running it, which is the handle's borrower.
             if let context { Unmanaged<SQLiteHandle>.fromOpaque(context).takeUnretainedValue().walPages = pages }
@@ -235,6 +236,7 @@ final class SQLiteHandle: @unchecked Sendable {
             case .float(let double):
                 status = sqlite_nio_sqlite3_bind_double(statement, index, double)
             case .text(let text):
+                try StorageError.requireNoNUL(text)
                 // The explicit length keeps any NUL characters inside the text.
                 status = text.withCString {
                     sqlite_nio_sqlite3_bind_text64(statement, index, $0, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
@@ -326,6 +328,8 @@ enum SQLiteErrorMapping {
             return .unavailable(message)
         case SQLITE_INTERRUPT:
             return .cancelled
+        case _ where message == SQLiteCheckedArithmetic.overflowMessage:
+            return .integerOverflow
         default:
             return .failed("SQLite: \(message) (code \(code))")
         }

@@ -61,6 +61,8 @@ enum SQLiteValueCoding {
             switch data {
             case .integer(let i): wide = i
             case .float(let f) where f == f.rounded() && abs(f) < 9.2e18: wide = Int64(f)
+            // What SQLite's own arithmetic makes of an integer that left the 64-bit range.
+            case .float(let f) where f == f.rounded() && abs(f) < 1e300: throw StorageError.integerOverflow
             case .text(let t): guard let v = Int64(t) else { throw invalid() }; wide = v
             default: throw invalid()
             }
