@@ -49,15 +49,19 @@ struct IssuerCommand: AsyncParsableCommand {
             print("Trusting \(issuer) for audience \(audience)\(parsed.isEmpty ? "" : " with \(parsed.count) rule\(parsed.count == 1 ? "" : "s")").")
         }
 
-        /// `CLAIM any ROLE`, `CLAIM equals VALUE ROLE`, `CLAIM suffix VALUE ROLE` (VALUE may not contain spaces).
+        /// `CLAIM any ROLE`, `CLAIM equals VALUE ROLE`, `CLAIM suffix VALUE ROLE` (VALUE may not contain
+        /// spaces), each optionally followed by `allow-unverified` (for `email` rules: addresses the
+        /// provider has not verified count too).
         static func rule(_ text: String) throws -> ClaimRule {
-            let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            var words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            let unverified = words.last == "allow-unverified"
+            if unverified { words.removeLast() }
             switch (words.count, words.count > 1 ? words[1] : "") {
-            case (3, "any"): return ClaimRule(claim: words[0], match: .any, role: words[2])
-            case (4, "equals"): return ClaimRule(claim: words[0], match: .equals(words[2]), role: words[3])
-            case (4, "suffix"): return ClaimRule(claim: words[0], match: .suffix(words[2]), role: words[3])
+            case (3, "any"): return ClaimRule(claim: words[0], match: .any, role: words[2], allowsUnverifiedEmail: unverified)
+            case (4, "equals"): return ClaimRule(claim: words[0], match: .equals(words[2]), role: words[3], allowsUnverifiedEmail: unverified)
+            case (4, "suffix"): return ClaimRule(claim: words[0], match: .suffix(words[2]), role: words[3], allowsUnverifiedEmail: unverified)
             default:
-                throw ValidationError("a rule reads \"CLAIM any ROLE\", \"CLAIM equals VALUE ROLE\" or \"CLAIM suffix VALUE ROLE\", not \"\(text)\"")
+                throw ValidationError("a rule reads \"CLAIM any ROLE\", \"CLAIM equals VALUE ROLE\" or \"CLAIM suffix VALUE ROLE\", optionally followed by allow-unverified, not \"\(text)\"")
             }
         }
     }

@@ -23,6 +23,7 @@ struct TestIdentityProvider: Sendable {
         var exp: Int64
         var iat: Int64
         var email: String?
+        var email_verified: Bool?
         var groups: [String]?
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
@@ -45,9 +46,10 @@ struct TestIdentityProvider: Sendable {
     }
 
     func token(kid: String = "rsa-1", issuer: String = Self.issuer, subject: String = "fb|1001", audience: String = Self.audience,
-               email: String? = "ann@example.org", groups: [String]? = nil, expires: Date, issued: Date) async throws -> String {
+               email: String? = "ann@example.org", emailVerified: Bool? = true, groups: [String]? = nil,
+               expires: Date, issued: Date) async throws -> String {
         let claims = Claims(iss: issuer, sub: subject, aud: audience, exp: Int64(expires.timeIntervalSince1970),
-                            iat: Int64(issued.timeIntervalSince1970), email: email, groups: groups)
+                            iat: Int64(issued.timeIntervalSince1970), email: email, email_verified: emailVerified, groups: groups)
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
@@ -152,6 +154,55 @@ struct AuthFederationTests {
                                           headers: basic("root")).status == .noContent)
             #expect(try await client.get("/auth/me", headers: bearer(access)).status == .unauthorized)
         }
+    }
+
+    @Test("Rules match whole, well-formed values: a domain rule wants one verified address in that domain", arguments: Backend.allCases)
+    func strictRules(_ backend: Backend) async throws {
+        let clock = TestClock()
+        let idp = try await TestIdentityProvider.make()
+        try await withAuthServer(backend, clock: clock, setup: { try await idp.trust($0) }) { client in
+            let cases: [(String, Bool?, [String])] = [
+                ("ann@example.org", true, ["editor", "member"]),
+                // What a validly signed token of a provider that lets anyone type any address can carry:
+                ("ann@example.org", false, ["member"]),
+                ("ann@example.org", nil, ["member"]),
+                ("mallory@evil.org@example.org", true, ["member"]),
+                ("mallory@sub.example.org", true, ["member"]),
+                ("ANN@EXAMPLE.ORG", true, ["editor", "member"]),
+            ]
+            for (email, verified, expected) in cases {
+                let token = try await idp.token(email: email, emailVerified: verified, expires: clock.now + 600, issued: clock.now)
+                let roles = try await client.get("/auth/me", headers: bearer(token)).json["roles"]
+                #expect(roles == .array(expected.map(JSONValue.string)), "\(email) verified \(String(describing: verified))")
+            }
+        }
+    }
+
+    @Test("Claim values of the wrong kind never satisfy a text rule; allow-unverified is the operator's choice")
+    func ruleValueKinds() throws {
+        let domain = ClaimRule(claim: "email", match: .suffix("@example.org"), role: "editor")
+        func claims(_ json: String) throws -> JSONObject { try #require(JSONValue.parse(Array(json.utf8)).objectValue) }
+        let matching: [(String, Bool)] = [
+            (#"{"email":"a@example.org","email_verified":true}"#, true),
+            (#"{"email":"a@example.org","email_verified":"true"}"#, true),
+            (#"{"email":["a@evil.org","b@example.org"],"email_verified":true}"#, false),
+            (#"{"email":"a@evil.org\u0000@example.org","email_verified":true}"#, false),
+            (#"{"email":"@example.org","email_verified":true}"#, false),
+            (#"{"email":{"address":"a@example.org"},"email_verified":true}"#, false),
+            (#"{"email":"a@example.org","email_verified":false}"#, false),
+        ]
+        for (json, expected) in matching {
+            #expect(Federation.roles(for: try claims(json), rules: [domain]).contains("editor") == expected, "\(json)")
+        }
+        let unverified = ClaimRule(claim: "email", match: .suffix("@example.org"), role: "editor", allowsUnverifiedEmail: true)
+        #expect(Federation.roles(for: try claims(#"{"email":"a@example.org"}"#), rules: [unverified]) == ["editor"])
+        // Numbers and Booleans are not the text of a rule; a list matches an equals rule by one element.
+        let group = ClaimRule(claim: "groups", match: .equals("1"), role: "reader")
+        #expect(Federation.roles(for: try claims(#"{"groups":1}"#), rules: [group]).isEmpty)
+        #expect(Federation.roles(for: try claims(#"{"groups":true}"#), rules: [ClaimRule(claim: "groups", match: .equals("true"), role: "r")]).isEmpty)
+        #expect(Federation.roles(for: try claims(#"{"groups":["0","1"]}"#), rules: [group]) == ["reader"])
+        #expect(Federation.roles(for: try claims(#"{"groups":["x@example.org"]}"#), rules: [ClaimRule(claim: "groups", match: .suffix("@example.org"), role: "r")]).isEmpty)
+        #expect(Federation.roles(for: try claims(#"{"groups":[]}"#), rules: [ClaimRule(claim: "groups", match: .any, role: "r")]).isEmpty)
     }
 
     @Test("Issuers are checked when added: JWKS with private or unusable keys are refused")

@@ -75,12 +75,13 @@ enum AdminJSON {
         return actions
     }
 
-    /// `{"claim","match":"any"|"equals"|"suffix","value","role"}`.
+    /// `{"claim","match":"any"|"equals"|"suffix","value","role","allowUnverified":false}`.
     static func rule(_ value: JSONValue) throws(ODataError) -> ClaimRule {
         guard case .object(let object) = value else { throw .badRequest("A rule is an object with claim, match, value and role.") }
         let claim = try string(object, "claim"), role = try string(object, "role")
         let match = object["match"]?.stringValue ?? "equals"
-        guard let rule = ClaimRule(claim: claim, kind: match, value: object["value"]?.stringValue ?? "", role: role) else {
+        guard let rule = ClaimRule(claim: claim, kind: match, value: object["value"]?.stringValue ?? "", role: role,
+                                   allowsUnverifiedEmail: try optionalBool(object, "allowUnverified") ?? false) else {
             throw .badRequest("A rule's match is any, equals or suffix, not \(match).")
         }
         return rule
@@ -172,6 +173,7 @@ enum AdminJSON {
                     return .object(JSONObject([
                         (key: "claim", value: .string(rule.claim)), (key: "match", value: .string(stored.kind)),
                         (key: "value", value: .string(stored.value)), (key: "role", value: .string(rule.role)),
+                        (key: "allowUnverified", value: .bool(rule.allowsUnverifiedEmail)),
                     ]))
                 })),
             ]))

@@ -6,6 +6,13 @@ import StrataCore
 /// the same way. "Every service" and "every table" are stored as `*` rather than NULL so that they
 /// can be part of a primary key.
 extension SystemDatabase {
+    /// Listed last: rules on the `email` claim may accept unverified addresses when set.
+    var issuerRuleMigrations: [SystemMigration] {
+        [SystemMigration(id: "auth.2", statements: [
+            "ALTER TABLE \(quoted("issuer_rules")) ADD COLUMN \"allow_unverified\" BOOLEAN NOT NULL DEFAULT FALSE",
+        ])]
+    }
+
     var accountMigrations: [SystemMigration] {
         let accounts = quoted("accounts")
         let sessions = quoted("auth_sessions")

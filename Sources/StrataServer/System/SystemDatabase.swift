@@ -26,7 +26,7 @@ struct SystemDatabase: Sendable {
     /// Migrations in order, each identified by a stable name. New ones are appended (features may
     /// add theirs in their own files and list them here); existing ones never change.
     var migrations: [SystemMigration] {
-        serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations
+        serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations + issuerRuleMigrations
     }
 
     func migrate(logger: Logger) async throws {

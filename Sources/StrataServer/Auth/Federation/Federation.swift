@@ -72,20 +72,10 @@ struct Federation: Sendable {
         return Verified(issuer: issuer, claims: claims, subject: subject)
     }
 
-    /// The Strata roles an issuer's rule group gives for these claims. A multi-valued claim (an
-    /// array) matches when any of its values does; numbers and booleans match as their JSON text.
+    /// The Strata roles an issuer's rule group gives for these claims (see ``ClaimRule`` for how
+    /// strictly a rule matches).
     static func roles(for claims: JSONObject, rules: [ClaimRule]) -> Set<String> {
-        var roles: Set<String> = []
-        for rule in rules {
-            let values: [String]
-            switch claims[rule.claim] {
-            case nil, .null?: continue
-            case .array(let items)?: values = items.compactMap(Self.text)
-            case let value?: values = Self.text(value).map { [$0] } ?? []
-            }
-            if values.contains(where: rule.matches) { roles.insert(rule.role) }
-        }
-        return roles
+        Set(rules.filter { $0.matches(claims[$0.claim], in: claims) }.map(\.role))
     }
 
     /// Claims offered to row filters as `$claims.<name>`: those with a single text, number or Boolean value.

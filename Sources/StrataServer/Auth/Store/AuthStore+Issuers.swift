@@ -21,6 +21,13 @@ public struct TrustedIssuer: Sendable, Hashable {
 
 /// One rule of an issuer's rule group, as Access Control Service rule groups had them: an input
 /// claim type with a value (exact, by suffix, or any) gives an output role.
+///
+/// Rules match whole, well-formed values (``matches(_:in:)``): text rules match text only (a
+/// number or `true` is not the text "1" or "true"); an `equals` rule also matches one element of a
+/// list of texts (`groups`, `roles`), the other kinds no list. A suffix that begins with `@` is an
+/// email domain: it matches one well-formed address whose domain is exactly that one
+/// (`mallory@evil.org@example.org` is no address at all). Rules on the `email` claim require
+/// `email_verified: true` in the token, unless the rule allows unverified addresses.
 public struct ClaimRule: Sendable, Hashable, CustomStringConvertible {
     public enum Match: Sendable, Hashable {
         /// Any value of the claim.
@@ -34,27 +41,55 @@ public struct ClaimRule: Sendable, Hashable, CustomStringConvertible {
     public var claim: String
     public var match: Match
     public var role: String
+    /// For rules on the `email` claim: whether addresses the provider has not verified
+    /// (`email_verified` absent or false) count too. Off by default: anyone can type any address.
+    public var allowsUnverifiedEmail: Bool
 
-    public init(claim: String, match: Match, role: String) {
+    public init(claim: String, match: Match, role: String, allowsUnverifiedEmail: Bool = false) {
         self.claim = claim
         self.match = match
         self.role = role
+        self.allowsUnverifiedEmail = allowsUnverifiedEmail
     }
 
-    /// Whether a claim value (one of a multi-valued claim's values) satisfies the rule.
-    func matches(_ value: String) -> Bool {
-        switch match {
-        case .any: return true
-        case .equals(let expected): return value == expected
-        case .suffix(let suffix): return value.hasSuffix(suffix)
+    /// The claim the rules treat as an email address.
+    static let emailClaim = "email"
+
+    /// Whether the claim's value in a token (with the token's other claims) satisfies the rule.
+    func matches(_ value: JSONValue?, in claims: JSONObject) -> Bool {
+        guard let value else { return false }
+        if claim == Self.emailClaim {
+            guard allowsUnverifiedEmail || Self.isVerified(claims["email_verified"]) else { return false }
+            // One well-formed address, whatever the match.
+            guard case .string(let address) = value, EmailAddress(address) != nil else { return false }
+        }
+        switch (match, value) {
+        case (_, .null): return false
+        case (.any, .string(let text)): return !text.isEmpty
+        case (.any, .array(let items)): return !items.isEmpty
+        case (.any, _): return true
+        case (.equals(let expected), .string(let text)): return text == expected
+        case (.equals(let expected), .array(let items)): return claim != Self.emailClaim && items.contains(.string(expected))
+        case (.suffix(let suffix), .string(let text)):
+            guard suffix.hasPrefix("@") else { return text.hasSuffix(suffix) }
+            guard let address = EmailAddress(text) else { return false }
+            return "@" + address.domain == suffix.lowercased()
+        default: return false
         }
     }
 
+    /// `email_verified` as providers send it: JSON `true`, or the text "true" (some send strings).
+    private static func isVerified(_ value: JSONValue?) -> Bool {
+        value == .bool(true) || value == .string("true")
+    }
+
     public var description: String {
+        let unverified = allowsUnverifiedEmail ? " (unverified addresses too)" : ""
         switch match {
-        case .any: return "\(claim) (any value) → \(role)"
-        case .equals(let value): return "\(claim) = \(value) → \(role)"
-        case .suffix(let suffix): return "\(claim) ends with \(suffix) → \(role)"
+        case .any: return "\(claim) (any value) → \(role)\(unverified)"
+        case .equals(let value): return "\(claim) = \(value) → \(role)\(unverified)"
+        case .suffix(let suffix) where suffix.hasPrefix("@"): return "\(claim) in domain \(suffix.dropFirst()) → \(role)\(unverified)"
+        case .suffix(let suffix): return "\(claim) ends with \(suffix) → \(role)\(unverified)"
         }
     }
 
@@ -66,13 +101,35 @@ public struct ClaimRule: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    init?(claim: String, kind: String, value: String, role: String) {
+    init?(claim: String, kind: String, value: String, role: String, allowsUnverifiedEmail: Bool = false) {
         switch kind {
-        case "any": self.init(claim: claim, match: .any, role: role)
-        case "equals": self.init(claim: claim, match: .equals(value), role: role)
-        case "suffix": self.init(claim: claim, match: .suffix(value), role: role)
+        case "any": self.init(claim: claim, match: .any, role: role, allowsUnverifiedEmail: allowsUnverifiedEmail)
+        case "equals": self.init(claim: claim, match: .equals(value), role: role, allowsUnverifiedEmail: allowsUnverifiedEmail)
+        case "suffix": self.init(claim: claim, match: .suffix(value), role: role, allowsUnverifiedEmail: allowsUnverifiedEmail)
         default: return nil
         }
+    }
+}
+
+/// An email address as rules check it: one `@`, a local part, and a domain of dot-separated labels
+/// of letters, digits and hyphens. Deliberately strict: a rule that gives a role must not be
+/// satisfied by text that only contains something address-like.
+struct EmailAddress {
+    let local: Substring
+    /// Lower-cased.
+    let domain: String
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64, !parts[1].isEmpty, parts[1].count <= 253,
+              !parts[0].contains(where: { $0.isWhitespace || $0.isNewline || $0 == "\u{0}" }) else { return nil }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ label in
+            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+        }) else { return nil }
+        local = parts[0]
+        domain = parts[1].lowercased()
     }
 }
 
@@ -80,7 +137,7 @@ extension AuthStore {
     /// Every trusted issuer with its rules, or the one named.
     func issuers(named issuer: String? = nil) async throws -> [TrustedIssuer] {
         var issuerSQL = "SELECT \"issuer\", \"audience\", \"jwks\" FROM \(q("trusted_issuers"))"
-        var rulesSQL = "SELECT \"issuer\", \"claim\", \"match\", \"value\", \"role\" FROM \(q("issuer_rules"))"
+        var rulesSQL = "SELECT \"issuer\", \"claim\", \"match\", \"value\", \"role\", \"allow_unverified\" FROM \(q("issuer_rules"))"
         var binds: [ODataValue] = []
         if let issuer {
             issuerSQL += " WHERE \"issuer\" = \(p(1))"
@@ -92,13 +149,14 @@ extension AuthStore {
         let issuerStatement = SQLStatement(issuerSQL, binds: binds), rulesStatement = SQLStatement(rulesSQL, binds: binds)
         let (issuerRows, ruleRows) = try await database.read { connection in
             (try await connection.query(issuerStatement, types: [.string, .string, .string]),
-             try await connection.query(rulesStatement, types: [.string, .string, .string, .string, .string]))
+             try await connection.query(rulesStatement, types: [.string, .string, .string, .string, .string, .boolean]))
         }
         var rules: [String: [ClaimRule]] = [:]
         for row in ruleRows.rows {
             guard let issuer = row[0].stringValue, let claim = row[1].stringValue, let kind = row[2].stringValue,
                   let value = row[3].stringValue, let role = row[4].stringValue,
-                  let rule = ClaimRule(claim: claim, kind: kind, value: value, role: role) else { continue }
+                  let rule = ClaimRule(claim: claim, kind: kind, value: value, role: role,
+                                       allowsUnverifiedEmail: row[5] == .boolean(true)) else { continue }
             rules[issuer, default: []].append(rule)
         }
         return issuerRows.rows.compactMap { row in
@@ -142,7 +200,8 @@ extension AuthStore {
             binds: key))
         guard existing.rows.isEmpty else { return }
         try await connection.execute(SQLStatement(
-            "INSERT INTO \(rules) (\"issuer\", \"claim\", \"match\", \"value\", \"role\") VALUES (\(system.placeholders(5)))", binds: key))
+            "INSERT INTO \(rules) (\"issuer\", \"claim\", \"match\", \"value\", \"role\", \"allow_unverified\") VALUES (\(system.placeholders(6)))",
+            binds: key + [.boolean(rule.allowsUnverifiedEmail)]))
     }
 
     func addRule(_ rule: ClaimRule, issuer: String) async throws {
