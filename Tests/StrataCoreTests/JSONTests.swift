@@ -77,23 +77,31 @@ struct JSONTests {
         #expect(value["a"]?.arrayValue?[2].stringValue == "é😀/")
     }
 
-    @Test("A member name given twice keeps its first position and its last value, in small and large objects")
-    func repeatedNames() throws {
-        let small = try JSONValue.parse(#"{"a":1,"b":{"x":true,"x":false},"a":2,"c":3}"#)
-        #expect(small.objectValue?.keys == ["a", "b", "c"])
-        #expect(small["a"] == .number("2"))
-        #expect(small["b"]?["x"] == .bool(false) && small["b"]?.objectValue?.count == 1)
-
-        // Past 16 members the object keeps an index of its names; nested objects share the parser's member stack.
+    @Test("A member name given twice is refused by the parser, in small and large objects and nested ones")
+    func repeatedNamesRefused() throws {
+        for text in [#"{"a":1,"b":{"x":true,"x":false},"c":3}"#, #"{"a":1,"b":2,"a":2}"#] {
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+        }
+        // Past 16 members the check uses a set; nested objects share the parser's member stack.
         let names = (0..<20).map { "k\($0)" }
-        let members = names.map { #""\#($0)":{"inner":"\#($0)"}"# } + [#""k3":"again""#, #""last":[{"k0":0}]"#]
-        let large = try JSONValue.parse("{" + members.joined(separator: ",") + "}")
-        let object = try #require(large.objectValue)
+        let members = names.map { #""\#($0)":{"inner":"\#($0)"}"# }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse("{" + (members + [#""k3":"again""#]).joined(separator: ",") + "}") }
+        let distinct = try JSONValue.parse("{" + (members + [#""last":[{"k0":0}]"#]).joined(separator: ",") + "}")
+        let object = try #require(distinct.objectValue)
         #expect(object.keys == names + ["last"])
-        #expect(large["k3"] == .string("again"))
-        #expect(large["k19"]?["inner"] == .string("k19"))
-        #expect(large["last"]?.arrayValue?.first?["k0"] == .number("0"))
+        #expect(distinct["k19"]?["inner"] == .string("k19"))
+        #expect(distinct["last"]?.arrayValue?.first?["k0"] == .number("0"))
         #expect(JSONObject(object.entries) == object)
+    }
+
+    @Test("An object built in code with a repeated name keeps its first position and its last value")
+    func repeatedNamesInCode() {
+        let small = JSONObject([(key: "a", value: .number("1")), (key: "b", value: .null), (key: "a", value: .number("2"))])
+        #expect(small.keys == ["a", "b"] && small["a"] == .number("2"))
+        var entries = (0..<20).map { (key: "k\($0)", value: JSONValue.number(String($0))) }
+        entries.append((key: "k3", value: .string("again")))
+        let large = JSONObject(entries)
+        #expect(large.count == 20 && large["k3"] == .string("again"))
     }
 
     @Test("Malformed documents are refused with the offset, never a crash")

@@ -83,7 +83,7 @@ struct ErrorTests {
         }
     }
 
-    @Test("A database that goes down answers 503 with a clear message, and /health says so")
+    @Test("A database that goes down answers 503 at once with a clear message, /health says so within seconds, and it serves again within seconds of coming back")
     func databaseDown() async throws {
         // A cluster of its own, which the test stops while the server runs.
         let cluster = PostgresTestCluster()
@@ -110,13 +110,35 @@ struct ErrorTests {
             #expect(healthy.json["databases"]["shop"]?.stringValue == "ok")
             #expect(try await client.get("/shop/Item(1)").json["d"]["name"]?.stringValue == "pen")
 
+            // The test cluster commits asynchronously (fast, not durable): write everything out before
+            // the crash, so that what comes back is what was there.
+            try await TestDatabases.withAdminClient(endpoint, database: "outage") { _ = try await $0.query("CHECKPOINT") }
             try await cluster.stop()
+            var start = ContinuousClock.now
             let down = try await client.get("/shop/Item(1)")
             #expect(down.status == .serviceUnavailable)
             #expect(down.odataError?.message.contains("database is not reachable") == true)
+            // Not the 30 s a lease may wait: a lease that waits a second asks the control connection.
+            #expect(ContinuousClock.now - start < .seconds(10), "the first request waited \(ContinuousClock.now - start)")
+            start = ContinuousClock.now
+            for _ in 0..<5 { #expect(try await client.get("/shop/Item(1)").status == .serviceUnavailable) }
             let health = try await client.get("/health")
             #expect(health.status == .serviceUnavailable)
             #expect(health.json["databases"]["shop"]?.stringValue == "unreachable")
+            #expect(health.json["databases"]["system"]?.stringValue == "unreachable")
+            #expect(ContinuousClock.now - start < .seconds(3), "known down, requests and /health should not wait: \(ContinuousClock.now - start)")
+
+            try await cluster.restart()
+            start = ContinuousClock.now
+            var back = false
+            while !back, ContinuousClock.now - start < .seconds(30) {
+                back = try await client.get("/shop/Item(1)").status == .ok
+                if !back { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(back)
+            // postgres-nio's own pool would retry only after its backoff (up to a minute).
+            #expect(ContinuousClock.now - start < .seconds(10), "serving again took \(ContinuousClock.now - start)")
+            #expect(try await client.get("/health").status == .ok)
         }
         try? FileManager.default.removeItem(at: directory)
     }

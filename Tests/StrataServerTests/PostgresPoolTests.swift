@@ -58,7 +58,8 @@ struct PostgresPoolTests {
     func fixedPool() async throws {
         try await withEmptyPostgresDatabase { _, location, name in
             let client = PostgresClient(configuration: location.clientConfiguration(keepingOpen: 2), backgroundLogger: TestDatabases.logger)
-            let database = PostgresDatabase(client: client, sessions: PostgresSessions(client: client, control: nil, logger: TestDatabases.logger),
+            let database = PostgresDatabase(sessions: PostgresSessions(pool: PostgresPool(fixed: client, logger: TestDatabases.logger), control: nil,
+                                                                       logger: TestDatabases.logger),
                                             logger: TestDatabases.logger, leaseTimeout: .seconds(1),
                                             leaseWatch: LeaseWatch(resolution: .milliseconds(50)))
             try await withThrowingTaskGroup(of: Void.self) { group in

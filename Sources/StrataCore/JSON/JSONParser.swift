@@ -94,9 +94,14 @@ struct JSONParser {
             throw fail("expected ',' or '}' in an object")
         }
         depth -= 1
+        // A name given twice has no one meaning (I-JSON, RFC 7493, forbids it): refused, rather
+        // than keeping either value silently.
+        if let repeated = JSONObject.repeatedName(in: members[first...]) {
+            throw fail("the member \"\(repeated.prefix(60))\" appears twice in one object")
+        }
         let entries = Array(members[first...])
         members.removeSubrange(first...)
-        return .object(JSONObject(entries))
+        return .object(JSONObject(distinctEntries: entries))
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {

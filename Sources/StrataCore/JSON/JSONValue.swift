@@ -124,11 +124,32 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         for (key, value) in entries { self[key] = value }
     }
 
-    private static func repeatsName(_ entries: [(key: String, value: JSONValue)]) -> Bool {
-        for i in entries.indices.dropFirst() {
-            for j in 0..<i where entries[j].key == entries[i].key { return true }
+    /// Members already known to have distinct names (the parser checked them).
+    init(distinctEntries entries: [(key: String, value: JSONValue)]) {
+        self.entries = entries
+        if entries.count > 16 {
+            var map = [String: Int](minimumCapacity: entries.count)
+            for (i, entry) in entries.enumerated() { map[entry.key] = i }
+            index = map
         }
-        return false
+    }
+
+    private static func repeatsName(_ entries: [(key: String, value: JSONValue)]) -> Bool {
+        repeatedName(in: entries) != nil
+    }
+
+    /// The first name given twice, if any.
+    static func repeatedName(in entries: some Collection<(key: String, value: JSONValue)>) -> String? {
+        if entries.count <= 16 {
+            let keys = entries.map(\.key)
+            for i in keys.indices.dropFirst() {
+                for j in 0..<i where keys[j] == keys[i] { return keys[i] }
+            }
+            return nil
+        }
+        var seen = Set<String>(minimumCapacity: entries.count)
+        for entry in entries where !seen.insert(entry.key).inserted { return entry.key }
+        return nil
     }
 
     public var keys: [String] { entries.map(\.key) }

@@ -46,11 +46,10 @@ private func makeApplication(_ configuration: StrataConfiguration, logger: Logge
         store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: URL(fileURLWithPath: path),
                                                   counter: metrics.statementCounter, logger: logger)
     case .postgres(let location):
-        let client = PostgresClient(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections),
-                                    backgroundLogger: logger)
-        services.append(client)
+        let pool = PostgresPool(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections), logger: logger)
+        services.append(pool)
         let control = PostgresControlConnection(configuration: try location.connectionConfiguration(), logger: logger)
-        store = PostgresServiceStore(client: client, counter: metrics.statementCounter, logger: logger,
+        store = PostgresServiceStore(pool: pool, counter: metrics.statementCounter, logger: logger,
                                      connectionWait: configuration.databaseConnectionWait, control: control,
                                      // Two connections always free for key lookups, writes and sign-ins.
                                      scanLimit: max(1, configuration.databaseConnections - 2))

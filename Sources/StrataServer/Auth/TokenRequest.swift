@@ -62,7 +62,13 @@ enum TokenRequest: Sendable {
     }
 
     private static func jsonFields(_ body: [UInt8]) throws(ODataError) -> [String: String] {
-        guard case .object(let object)? = try? JSONValue.parse(body, maximumDepth: 8) else {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue.parse(body, maximumDepth: 8)
+        } catch {
+            throw .badRequest("The token request is not valid JSON: \(error)")
+        }
+        guard case .object(let object) = parsed else {
             throw .badRequest("The token request is not a JSON object.")
         }
         var fields: [String: String] = [:]

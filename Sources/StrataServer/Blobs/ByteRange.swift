@@ -34,9 +34,11 @@ enum ByteRange {
         return start..<(end + 1)
     }
 
+    /// A position of any length of digits; one beyond what Int64 holds counts as `Int64.max`, which
+    /// is past the end of any blob (RFC 9110 clamps a last position past the end to the end).
     private static func number(_ text: some StringProtocol) -> Int64? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-        return Int64(text)
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int64(text) ?? Int64.max
     }
 
     static func unsatisfiable(_ header: String, size: Int64) -> ODataError {

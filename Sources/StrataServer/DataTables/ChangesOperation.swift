@@ -31,7 +31,7 @@ struct ChangesOperation: Sendable {
         } catch {
             throw error.odataError
         }
-        let ordered = TemporaryKeys.ordered(delta.changes, model: model)
+        let ordered = try TemporaryKeys.ordered(delta.changes, model: model)
         let rights = await authorize(ordered)
         let outcome: (results: [String: DataTableChangeResult], keys: TemporaryKeys)
         switch delta.mode {

@@ -60,11 +60,18 @@ struct TemporaryKeys: Sendable {
 
     /// Applies inserts that give a temporary key before the changes that refer to it, keeping the
     /// delta's order otherwise, so a client may list a detail before its new master.
-    static func ordered(_ changes: [DataTableChange], model: ServiceModel) -> [DataTableChange] {
+    ///
+    /// - Throws: 400 when two inserts into one table give the same temporary key: the changes that
+    ///   refer to it could mean either row.
+    static func ordered(_ changes: [DataTableChange], model: ServiceModel) throws(ODataError) -> [DataTableChange] {
         var definedBy: [String: [[ODataValue]: Int]] = [:]
         for (index, change) in changes.enumerated() {
             guard let set = model.entitySet(named: change.table),
                   let temporary = temporaryKey(of: change, type: model.entityType(of: set)) else { continue }
+            if let earlier = definedBy[set.name]?[normalized(temporary)] {
+                let shown = temporary.map { ODataLiteral.format($0) }.joined(separator: ",")
+                throw .badRequest("Changes \(earlier + 1) and \(index + 1) both insert into \(set.name) with the temporary key \(shown); give each new row its own negative key.")
+            }
             definedBy[set.name, default: [:]][normalized(temporary)] = index
         }
         guard !definedBy.isEmpty else { return changes }

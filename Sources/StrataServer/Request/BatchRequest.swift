@@ -21,6 +21,14 @@ struct BatchRequest: Sendable {
         }
         var items: [Item] = []
         var count = 0
+        // A Content-ID names one operation of the whole batch; a second use would make `$id` ambiguous.
+        var contentIDs = Set<String>()
+        func register(_ operation: BatchOperationRequest, _ location: String) throws(ODataError) {
+            guard let id = operation.contentID else { return }
+            guard contentIDs.insert(id).inserted else {
+                throw .badRequest("The Content-ID '\(id.prefix(60))' of the \(location) is used by an earlier operation of the batch; give each operation its own.")
+            }
+        }
         for (index, part) in try Multipart.parts(of: body[...], boundary: boundary, what: "$batch body").enumerated() {
             let type = part.header("Content-Type")?.lowercased() ?? ""
             if type.hasPrefix("multipart/mixed") {
@@ -34,12 +42,16 @@ struct BatchRequest: Sendable {
                     if change.header("Content-Type")?.lowercased().hasPrefix("multipart/") == true {
                         throw .badRequest("The \(where_) is a nested change set; change sets cannot nest.")
                     }
-                    operations.append(try BatchOperationRequest.parse(change, where: where_))
+                    let operation = try BatchOperationRequest.parse(change, where: where_)
+                    try register(operation, where_)
+                    operations.append(operation)
                 }
                 count += operations.count
                 items.append(.changeSet(operations))
             } else {
-                items.append(.operation(try BatchOperationRequest.parse(part, where: "part \(index + 1) of the batch")))
+                let operation = try BatchOperationRequest.parse(part, where: "part \(index + 1) of the batch")
+                try register(operation, "part \(index + 1) of the batch")
+                items.append(.operation(operation))
                 count += 1
             }
             guard count <= maximumOperations else {

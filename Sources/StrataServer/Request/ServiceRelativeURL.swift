@@ -19,9 +19,14 @@ struct ServiceRelativeURL {
         if text.hasPrefix(serviceRoot) {
             text = text.dropFirst(serviceRoot.count)
         } else if let scheme = text.range(of: "://") {
-            // Another spelling of this server's address (a different Host header): keep the path.
+            // This server under another scheme (https before a proxy, http behind it) is still this
+            // server; another host is not, and nothing here is sent anywhere else.
             let afterScheme = text[scheme.upperBound...]
-            text = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? ""
+            let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            guard authority.lowercased() == Self.authority(of: serviceRoot) else {
+                throw .badRequest("The URL '\(raw.prefix(200))' names another server than this one (\(Self.authority(of: serviceRoot))); write it relative to the service root, as in Car(5).")
+            }
+            text = afterScheme[authority.endIndex...]
         }
         if text.hasPrefix("/") {
             let prefix = "/" + PercentEncoding.encodePathSegmentName(serviceName) + "/"
@@ -45,6 +50,12 @@ struct ServiceRelativeURL {
             path = target + path[end...]
         }
         return (path, query)
+    }
+
+    /// `host:port` of an absolute URL, lower-cased.
+    static func authority(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return "" }
+        return url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
     }
 
     /// A URL that must address one entity, resolved against the model.

@@ -78,33 +78,46 @@ enum Routes {
 }
 
 /// `GET /health`: 200 when every database answers, 503 naming the ones that do not.
+///
+/// Each database is asked once (the services of one PostgreSQL database share it), all at once, on
+/// connections kept for this (``Database/ping()``), so the answer never waits for a busy pool and
+/// comes within the control connection's timeout when a database is down.
 struct HealthCheck {
     let runtime: StrataRuntime
 
     func response() async throws -> Response {
-        var results: [(String, String)] = []
-        var healthy = true
-        var checks: [(String, any Database)] = [("system", runtime.store.system)]
-        checks += runtime.allServices.map { ($0.name, $0.database) }
-        for (name, database) in checks {
-            do {
-                try await database.ping()
-                results.append((name, "ok"))
-            } catch {
-                healthy = false
-                results.append((name, "unreachable"))
-                runtime.logger.warning("Health check failed", metadata: ["database": .string(name), "error": .string("\(error)")])
+        var named: [(String, any Database)] = [("system", runtime.store.system)]
+        named += runtime.allServices.map { ($0.name, $0.database) }
+        var distinct: [ObjectIdentifier: any Database] = [:]
+        for (_, database) in named { distinct[ObjectIdentifier(database as AnyObject)] = database }
+        let logger = runtime.logger
+        let reachable = await withTaskGroup(of: (ObjectIdentifier, Bool).self) { group in
+            for (id, database) in distinct {
+                group.addTask {
+                    do {
+                        try await database.ping()
+                        return (id, true)
+                    } catch {
+                        logger.warning("Health check failed", metadata: ["error": .string("\(error)")])
+                        return (id, false)
+                    }
+                }
             }
+            var results: [ObjectIdentifier: Bool] = [:]
+            for await (id, ok) in group { results[id] = ok }
+            return results
         }
+        let results = named.map { ($0.0, reachable[ObjectIdentifier($0.1 as AnyObject)] ?? false) }
+        let healthy = results.allSatisfy(\.1)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("status")
         writer.string(healthy ? "ok" : "degraded")
         writer.key("databases")
         writer.beginObject()
-        for (name, state) in results {
+        for (name, ok) in results {
             writer.key(name)
-            writer.string(state)
+            writer.string(ok ? "ok" : "unreachable")
         }
         writer.endObject()
         writer.endObject()

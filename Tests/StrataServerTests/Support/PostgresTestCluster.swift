@@ -17,6 +17,7 @@ actor PostgresTestCluster {
 
     private var launching: Task<(endpoint: Endpoint, bin: String, data: String, asRoot: Bool), any Error>?
     private var location: (bin: String, data: String, asRoot: Bool)?
+    private var endpoint: Endpoint?
 
     /// Starts the cluster on first use; later and concurrent callers share the same one.
     func start() async throws -> Endpoint {
@@ -33,7 +34,23 @@ actor PostgresTestCluster {
         }
         let launched = try await launching!.value
         location = (launched.bin, launched.data, launched.asRoot)
+        endpoint = launched.endpoint
         return launched.endpoint
+    }
+
+    /// Starts the server again after ``stop()``, on the same port with the same data.
+    func restart() async throws {
+        guard let location, let endpoint, let base = endpoint.socketDirectory else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    try PostgresTestCluster.runAsOwner(location.asRoot, "\(location.bin)/pg_ctl", [
+                        "-D", location.data, "-o", PostgresTestCluster.options(port: endpoint.port, socketDirectory: base),
+                        "-l", base + "/log", "-w", "start",
+                    ])
+                })
+            }
+        }
     }
 
     /// Stops the server now (`pg_ctl stop -m immediate`), as a crash or an outage would.
@@ -78,10 +95,13 @@ actor PostgresTestCluster {
         if asRoot { try run("/bin/chown", ["-R", "postgres:postgres", base]) }
         let port = try freeLoopbackPort()
         try runAsOwner(asRoot, "\(bin)/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale"])
-        let options = "-p \(port) -k \(base) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
-        try runAsOwner(asRoot, "\(bin)/pg_ctl", ["-D", data, "-o", options, "-l", base + "/log", "-w", "start"])
+        try runAsOwner(asRoot, "\(bin)/pg_ctl", ["-D", data, "-o", options(port: port, socketDirectory: base), "-l", base + "/log", "-w", "start"])
         ClusterCleanup.register(pgctl: "\(bin)/pg_ctl", data: data, base: base, asRoot: asRoot)
         return (Endpoint(host: "127.0.0.1", port: port, user: "postgres", socketDirectory: base), bin, data, asRoot)
+    }
+
+    static func options(port: Int, socketDirectory: String) -> String {
+        "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
     }
 
     private static func runAsOwner(_ asRoot: Bool, _ tool: String, _ arguments: [String]) throws {

@@ -16,10 +16,24 @@ final class LeaseWatch: Sendable {
     private struct State {
         var waiting: [ObjectIdentifier: LeaseTicket] = [:]
         var watching = false
+        var suspicion: Suspicion?
+        var checking = false
+    }
+
+    /// What to ask when a lease has waited long: whether the database is down.
+    private struct Suspicion {
+        var after: Duration
+        var isDown: @Sendable () async -> Bool
     }
 
     init(resolution: Duration = .milliseconds(200)) {
         self.resolution = resolution
+    }
+
+    /// When a lease has waited `after`, asks `isDown` (once at a time); when it says the database is
+    /// down, every waiting lease gives up now instead of at its timeout.
+    func suspect(after: Duration, isDown: @escaping @Sendable () async -> Bool) {
+        state.withLockedValue { $0.suspicion = Suspicion(after: after, isDown: isDown) }
     }
 
     /// A ticket for a lease that may wait `timeout` once it asks the pool (``LeaseTicket/start()``): if
@@ -46,17 +60,35 @@ final class LeaseWatch: Sendable {
         while true {
             try? await Task.sleep(for: resolution)
             let now = ContinuousClock.now
-            let expired: [LeaseTicket]? = state.withLockedValue { state in
+            let round: (expired: [LeaseTicket], check: Suspicion?)? = state.withLockedValue { state in
                 if state.waiting.isEmpty {
                     state.watching = false
                     return nil
                 }
                 let expired = state.waiting.values.filter { $0.isPast(now) }
                 for ticket in expired { state.waiting.removeValue(forKey: ObjectIdentifier(ticket)) }
-                return expired
+                var check: Suspicion?
+                if let suspicion = state.suspicion, !state.checking,
+                   state.waiting.values.contains(where: { $0.isPast(now, by: suspicion.after) }) {
+                    state.checking = true
+                    check = suspicion
+                }
+                return (expired, check)
             }
-            guard let expired else { return }
-            for ticket in expired { ticket.expire() }
+            guard let round else { return }
+            for ticket in round.expired { ticket.expire() }
+            if let check = round.check {
+                Task {
+                    let down = await check.isDown()
+                    let waiting: [LeaseTicket] = self.state.withLockedValue { state in
+                        state.checking = false
+                        guard down else { return [] }
+                        defer { state.waiting.removeAll() }
+                        return Array(state.waiting.values)
+                    }
+                    for ticket in waiting { ticket.expire() }
+                }
+            }
         }
     }
 }
@@ -92,8 +124,13 @@ final class LeaseTicket: Sendable {
     }
 
     fileprivate func isPast(_ now: ContinuousClock.Instant) -> Bool {
+        isPast(now, by: timeout)
+    }
+
+    /// Whether the lease has waited at least `duration` in the pool.
+    fileprivate func isPast(_ now: ContinuousClock.Instant, by duration: Duration) -> Bool {
         guard let started = state.withLockedValue({ $0.started }) else { return false }
-        return started + timeout <= now
+        return started + duration <= now
     }
 
     /// What to call when the lease's time in the pool is up first; called at once if it already is.

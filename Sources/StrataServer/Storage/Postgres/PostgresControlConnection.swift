@@ -12,6 +12,7 @@ actor PostgresControlConnection {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private var connection: PostgresConnection?
+    private var opening: Task<PostgresConnection, any Error>?
     private var nextID = 0
 
     /// How long opening the connection may take; also each statement's `statement_timeout`.
@@ -27,24 +28,40 @@ actor PostgresControlConnection {
         self.logger = logger
     }
 
-    /// Runs one statement; the connection is dropped when it fails, so that the next call reconnects.
+    /// Runs one statement; the connection is closed and dropped when it fails, so that the next
+    /// call reconnects.
     func run(_ query: PostgresQuery) async throws {
         let connection = try await open()
         do {
             try await connection.query(query, logger: logger)
         } catch {
-            self.connection = nil
-            try? await connection.close()
+            await drop(connection)
             throw error
         }
     }
 
+    /// The open connection, or a new one. Callers that arrive while one is being opened wait for
+    /// that one (the actor is reentrant at each `await`; two openings would leak one).
     private func open() async throws -> PostgresConnection {
-        if let connection, !connection.isClosed { return connection }
+        if let connection {
+            if !connection.isClosed { return connection }
+            await drop(connection)
+        }
+        if let opening { return try await opening.value }
         nextID += 1
-        let opened = try await PostgresConnection.connect(configuration: configuration, id: -nextID, logger: logger)
+        let (configuration, id, logger) = (self.configuration, -nextID, self.logger)
+        let task = Task { try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger) }
+        opening = task
+        defer { opening = nil }
+        let opened = try await task.value
         connection = opened
         return opened
+    }
+
+    /// postgres-nio requires every connection to be closed before it is released.
+    private func drop(_ dropped: PostgresConnection) async {
+        if connection === dropped { connection = nil }
+        try? await dropped.close()
     }
 
     func close() async {

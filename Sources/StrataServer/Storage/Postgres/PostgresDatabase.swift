@@ -9,7 +9,6 @@ import Synchronization
 /// only lends its connections. Sessions use UTC so that `timestamp` and `timestamptz` agree.
 final class PostgresDatabase: Database {
     let dialect = SQLDialect.postgres
-    let client: PostgresClient
     private let counter: StatementCounter
     private let logger: Logger
 
@@ -22,12 +21,15 @@ final class PostgresDatabase: Database {
     /// How many scans may hold pooled connections at once (see ``StatementLimits/scans``).
     private let scans: LeaseLimit
 
-    init(client: PostgresClient, sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
+    init(sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
          leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch()) {
-        self.client = client
         self.sessions = sessions
         self.scans = LeaseLimit(scanLimit)
         self.leaseWatch = leaseWatch
+        if let availability = sessions.availability {
+            // A lease that waits a second while the database is down would otherwise wait its full timeout.
+            leaseWatch.suspect(after: .seconds(1)) { await availability.check() }
+        }
         self.counter = counter
         self.logger = logger
         self.leaseTimeout = leaseTimeout
@@ -65,7 +67,8 @@ final class PostgresDatabase: Database {
     /// The lease runs in a task of its own so that the ``LeaseWatch`` can cancel it without
     /// cancelling the request, which still has its 503 to write.
     private func leased<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        let client = self.client
+        try sessions.availability?.requireUp()
+        let (client, generation) = sessions.pool.current
         let ticket = leaseWatch.ticket(timeout: leaseTimeout)
         let limits = StatementLimits.current
         let (sessions, counter, logger) = (self.sessions, self.counter, self.logger)
@@ -73,7 +76,7 @@ final class PostgresDatabase: Database {
             ticket.start()
             return try await client.withConnection { connection in
                 guard ticket.acquire() else { throw CancellationError() }
-                let processID = try await sessions.prepare(connection, timeout: limits.timeout)
+                let processID = try await sessions.prepare(connection, pool: generation, timeout: limits.timeout)
                 let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
                                               counter: counter, logger: logger)
                 do {
@@ -99,7 +102,13 @@ final class PostgresDatabase: Database {
             throw error
         } catch {
             ticket.end()
+            if ticket.isExpired || !ticket.isAcquired {
+                // Busy, or down? Asking the control connection tells, and an outage makes the next
+                // requests fail at once instead of waiting as this one did.
+                await sessions.availability?.check()
+            }
             if ticket.isExpired {
+                if sessions.availability?.isDown == true { throw StorageError.unavailable("PostgreSQL does not answer") }
                 throw StorageError.unavailable("no PostgreSQL connection within \(leaseTimeout)")
             }
             if !ticket.isAcquired {
@@ -109,15 +118,13 @@ final class PostgresDatabase: Database {
         }
     }
 
-    /// `SELECT 1` on the control connection, so that a health check never waits for a busy pool and
-    /// answers within seconds when the server is down; through the pool where there is none.
+    /// `SELECT 1` on the control connection, so that a health check never waits for a busy pool,
+    /// answers within seconds when the server is down and at once while it is known to be down;
+    /// through the pool where there is no control connection.
     func ping() async throws {
-        if let control = sessions.control {
-            do {
-                try await control.run("SELECT 1")
-            } catch {
-                throw StorageError.unavailable("PostgreSQL does not answer: \(String(describing: error))")
-            }
+        if let availability = sessions.availability {
+            try availability.requireUp()
+            if await availability.check() { throw StorageError.unavailable("PostgreSQL does not answer") }
             return
         }
         _ = try await read { try await $0.query(SQLStatement("SELECT 1")) }

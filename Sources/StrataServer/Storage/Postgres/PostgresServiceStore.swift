@@ -14,16 +14,21 @@ final class PostgresServiceStore: ServiceStore {
     ///   - control: the connection outside the pool for health checks and cancel requests (the server's);
     ///     without it both borrow pooled connections.
     ///   - scanLimit: how many scans may hold pooled connections at once; keep it below the pool's size.
-    init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10),
+    init(pool: PostgresPool, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10),
          control: PostgresControlConnection? = nil, scanLimit: Int = 8) {
-        let sessions = PostgresSessions(client: client, control: control, logger: logger)
-        self.database = PostgresDatabase(client: client, sessions: sessions, counter: counter, logger: logger,
+        let sessions = PostgresSessions(pool: pool, control: control, logger: logger)
+        self.database = PostgresDatabase(sessions: sessions, counter: counter, logger: logger,
                                          leaseTimeout: connectionWait, scanLimit: scanLimit)
         // Strata's own statements (access checks on every request) are not the services' SQL that
         // `strata_sql_statements_total` counts, so the system tables use an uncounted view of the pool.
-        self.system = PostgresDatabase(client: client, sessions: sessions, counter: .none, logger: logger,
+        self.system = PostgresDatabase(sessions: sessions, counter: .none, logger: logger,
                                        leaseTimeout: connectionWait, scanLimit: scanLimit)
         self.logger = logger
+    }
+
+    /// A store on a client its caller runs (the command line, tests).
+    convenience init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10)) {
+        self.init(pool: PostgresPool(fixed: client, logger: logger), counter: counter, logger: logger, connectionWait: connectionWait)
     }
 
     func discover() async throws -> [ServiceStorage] {

@@ -21,24 +21,34 @@ final class PostgresSessions: Sendable {
         var timeout: Int64
     }
 
-    private let sessions = Mutex<[PostgresConnection.ID: Session]>([:])
+    /// By pool generation and connection id (``PostgresPool/current``).
+    private let sessions = Mutex<[SessionKey: Session]>([:])
+
+    private struct SessionKey: Hashable {
+        var pool: Int
+        var connection: PostgresConnection.ID
+    }
+    let pool: PostgresPool
     let control: PostgresControlConnection?
-    private let client: PostgresClient
+    /// Whether the database is known to be down; only with a control connection to ask.
+    let availability: PostgresAvailability?
     private let logger: Logger
 
-    /// Without a control connection, cancel requests borrow a pooled connection (the command line
-    /// and tests, which run no long statements).
-    init(client: PostgresClient, control: PostgresControlConnection?, logger: Logger) {
-        self.client = client
+    /// Without a control connection, cancel requests borrow a pooled connection and an outage is
+    /// not tracked (the command line and tests, which run no long statements).
+    init(pool: PostgresPool, control: PostgresControlConnection?, logger: Logger) {
+        self.pool = pool
         self.control = control
+        self.availability = control.map { PostgresAvailability(control: $0, pool: pool, logger: logger) }
         self.logger = logger
     }
 
     /// Makes the connection's session run statements under `timeout` (nil: no limit); answers the
     /// backend's process id. One round trip on a connection's first use and when the limit changes.
-    func prepare(_ connection: PostgresConnection, timeout: Duration?) async throws -> Int32 {
+    func prepare(_ connection: PostgresConnection, pool: Int, timeout: Duration?) async throws -> Int32 {
         let milliseconds = timeout.map { max(1, Int64($0 / .milliseconds(1))) } ?? 0
-        if let known = sessions.withLock({ $0[connection.id] }), known.timeout == milliseconds { return known.processID }
+        let key = SessionKey(pool: pool, connection: connection.id)
+        if let known = sessions.withLock({ $0[key] }), known.timeout == milliseconds { return known.processID }
         // The value is the server's own setting, never request input; it is bound all the same.
         let rows = try await connection.query(
             "SELECT pg_backend_pid(), set_config('statement_timeout', \(String(milliseconds)), false)", logger: logger)
@@ -49,7 +59,7 @@ final class PostgresSessions: Sendable {
             // Connections come and go over a long run; forget all when the table has grown, as
             // every forgotten session is simply prepared again on its next lease.
             if sessions.count > 1_000 { sessions.removeAll() }
-            sessions[connection.id] = session
+            sessions[key] = session
         }
         return processID
     }
@@ -61,7 +71,7 @@ final class PostgresSessions: Sendable {
             if let control {
                 try await control.run(query)
             } else {
-                _ = try await client.withConnection { try await $0.query(query, logger: logger) }
+                _ = try await pool.client.withConnection { try await $0.query(query, logger: logger) }
             }
         } catch {
             logger.warning("Cancelling a PostgreSQL statement failed", metadata: ["error": "\(String(reflecting: error))"])
