@@ -124,11 +124,11 @@ func sqliteCaseSensitive(_ sql: String) -> String {
             + "REPLACE(model, 'a', 'b') AS f, ABS(carID) AS g, COALESCE(model, make) AS h, NULLIF(model, '') AS i FROM Car"
         let sqlite = try emitted(sql, .sqlite)
         #expect(sqlite.sql == #"SELECT LOWER("t1"."make") AS "c1", LENGTH("t1"."model") AS "c2", TRIM("t1"."model") AS "c3", LTRIM("t1"."model", ?) AS "c4", "#
-            + #"SUBSTR("t1"."model", ?, "t1"."carID") AS "c5", REPLACE("t1"."model", ?, ?) AS "c6", ABS("t1"."carID") AS "c7", "#
+            + #"SUBSTR("t1"."model", MAX(?, 1), MAX(? + "t1"."carID" - MAX(?, 1), 0)) AS "c5", REPLACE("t1"."model", ?, ?) AS "c6", ABS("t1"."carID") AS "c7", "#
             + #"COALESCE("t1"."model", "t1"."make") AS "c8", NULLIF("t1"."model", ?) AS "c9" FROM "Car" AS "t1""#)
         let postgres = try emitted(sql, .postgres)
         #expect(postgres.sql == #"SELECT LOWER("t1"."make") AS "c1", LENGTH("t1"."model") AS "c2", BTRIM("t1"."model") AS "c3", LTRIM("t1"."model", $1) AS "c4", "#
-            + #"SUBSTR("t1"."model", $2, "t1"."carID") AS "c5", REPLACE("t1"."model", $3, $4) AS "c6", ABS("t1"."carID") AS "c7", "#
+            + #"SUBSTR("t1"."model", $2, GREATEST("t1"."carID", 0)) AS "c5", REPLACE("t1"."model", $3, $4) AS "c6", ABS("t1"."carID") AS "c7", "#
             + #"COALESCE("t1"."model", "t1"."make") AS "c8", NULLIF("t1"."model", $5) AS "c9" FROM "Car" AS "t1""#)
         #expect(postgres.binds == [.string("x"), .int32(2), .string("a"), .string("b"), .string("")])
     }

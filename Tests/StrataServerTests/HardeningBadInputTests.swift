@@ -97,6 +97,16 @@ struct HardeningBadInputTests {
             #expect(try await client.get("/cardealer/Car/$count?$filter=" + PercentEncoding.encodeQueryValue("substring(make,2147483648L,9223372036854775807L) eq ''")).text == all)
             let hour = try await Self.sql(client, #"{"sql":"SELECT HOUR(NULL) AS h, SUBSTR(make, 9223372036854775807) AS s FROM Car LIMIT 1"}"#)
             #expect(hour.status == .ok && hour.json["rows"][0] == .array([.null, .string("")]), "\(hour.text)")
+            // SUBSTR counts as PostgreSQL does on both: positions before 1 are empty, a negative length is nothing.
+            let substr = try await Self.sql(client, #"{"sql":"SELECT SUBSTR('abcdef', -1, 3) AS a, SUBSTR('abcdef', 2, -1) AS b, SUBSTR('abcdef', 0) AS c, SUBSTR('abcdef', 5, 9) AS d"}"#)
+            #expect(substr.json["rows"][0] == .array([.string("a"), .string(""), .string("abcdef"), .string("ef")]), "\(substr.text)")
+            // Operators and functions of nothing but NULL are NULL, where PostgreSQL alone would not know their type.
+            let nulls = try await Self.sql(client, #"{"sql":"SELECT ABS(NULL) AS a, NULL + NULL AS b, COALESCE(NULL, NULL) AS c FROM Car LIMIT 1"}"#)
+            #expect(nulls.status == .ok && nulls.json["rows"][0] == .array([.null, .null, .null]), "\(nulls.text)")
+            for filter in ["-(null) eq null", "cast(null,'Edm.String') eq null", "concat(cast(null,'Edm.String'),make) eq null"] {
+                let response = try await client.get("/cardealer/Car/$count?$filter=" + PercentEncoding.encodeQueryValue(filter))
+                #expect(response.status == .ok, "\(filter): \(response.text)")
+            }
             let big = #"{"username":""# + String(repeating: "a", count: 70_000) + #"","password":"x"}"#
             let token = try await client.send(.post, "/auth/token", headers: Self.json, body: big)
             #expect(token.status == .contentTooLarge, "\(token.text)")

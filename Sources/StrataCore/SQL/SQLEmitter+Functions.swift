@@ -36,10 +36,7 @@ extension SQLEmitter {
         case .trim:
             return (dialect == .postgres ? "BTRIM(" : "TRIM(") + list(arguments) + ")"
         case .substr:
-            // PostgreSQL's SUBSTR takes INTEGER positions and does not narrow BIGINT implicitly.
-            var parts = [expression(arguments[0], root: true)]
-            for argument in arguments.dropFirst() { parts.append(int4(argument)) }
-            return "SUBSTR(" + parts.joined(separator: ", ") + ")"
+            return substr(arguments)
         case .round:
             return round(arguments, resultType: resultType)
         case .year, .month, .day, .hour, .minute, .second:
@@ -53,6 +50,29 @@ extension SQLEmitter {
         var parts: [String] = []
         for argument in arguments { parts.append(expression(argument, root: true)) }
         return parts.joined(separator: ", ")
+    }
+
+    /// `SUBSTR(s, start[, length])` as PostgreSQL defines it, on both: the characters at positions
+    /// `start ..< start + length` that exist, counting from 1, so a start before 1 shortens the
+    /// result and a negative length gives the empty string. (SQLite alone counts a negative start
+    /// from the end and a negative length backwards, and PostgreSQL refuses a negative length.)
+    private mutating func substr(_ arguments: [SQLTypedExpression]) -> String {
+        let text = expression(arguments[0], root: true)
+        switch dialect {
+        case .postgres:
+            // SUBSTR takes INTEGER positions and does not narrow BIGINT implicitly.
+            var sql = "SUBSTR(\(text), \(int4(arguments[1]))"
+            if arguments.count == 3 { sql += ", GREATEST(\(int4(arguments[2])), 0)" }
+            return sql + ")"
+        case .sqlite:
+            let start = expression(arguments[1], root: true)
+            guard arguments.count == 3 else { return "SUBSTR(\(text), MAX(\(start), 1))" }
+            // In the order they are written: SQLite numbers `?` by position.
+            let startAgain = expression(arguments[1], root: true)
+            let length = expression(arguments[2], root: true)
+            let startOnceMore = expression(arguments[1], root: true)
+            return "SUBSTR(\(text), MAX(\(start), 1), MAX(\(startAgain) + \(length) - MAX(\(startOnceMore), 1), 0))"
+        }
     }
 
     /// An integer argument for a PostgreSQL function that takes `INTEGER`. A value beyond its range

@@ -83,6 +83,13 @@ struct SQLEmitter {
         return root || !Self.isOperation(e) ? text : "(" + text + ")"
     }
 
+    private static func isLeaf(_ e: SQLTypedExpression) -> Bool {
+        switch e.node {
+        case .column, .value, .countAll: return true
+        default: return false
+        }
+    }
+
     private static func isOperation(_ e: SQLTypedExpression) -> Bool {
         switch e.node {
         case .column, .value, .caseWhen, .cast, .function, .countAll: return false
@@ -91,6 +98,10 @@ struct SQLEmitter {
     }
 
     private mutating func body(_ e: SQLTypedExpression) -> String {
+        // An expression of no known type is NULL by construction (any non-null operand would give it
+        // a type): written as the keyword, since PostgreSQL cannot choose a signature for, say,
+        // ABS(NULL) or NULL + NULL, and the value is the same.
+        if e.type == nil, !Self.isLeaf(e) { return "NULL" }
         switch e.node {
         case .column(let source, let name):
             return SQLBinder.quote(statement.tables[source].alias) + "." + SQLBinder.quote(name)

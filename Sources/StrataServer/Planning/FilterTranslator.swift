@@ -138,6 +138,11 @@ struct FilterTranslator {
     /// An expression's value. Literals are converted to `type` (the operand type a comparison or
     /// arithmetic works in) before they are bound, so PostgreSQL sees parameters of the column's kind.
     func scalar(_ expression: BoundExpression, as type: EDMPrimitiveType? = nil) -> SQLTerm {
+        // No known type means NULL by construction (`-null`, `null add null`): the keyword, since
+        // PostgreSQL cannot pick an operator or function for unknown operands.
+        if expression.type == nil, type == nil {
+            if case .literal = expression.node {} else { return .null }
+        }
         switch expression.node {
         case .literal(let value):
             if value.isNull { return .null }

@@ -103,6 +103,9 @@ struct FunctionTranslator {
     /// outside the target's range becomes null on both databases (PostgreSQL would raise an error).
     func cast(_ value: SQLTerm, from source: EDMPrimitiveType?, to target: EDMPrimitiveType?) -> SQLTerm {
         guard let target else { return value }
+        // Only an untyped null has no source type (the binder allows no other cast from unknown):
+        // a NULL of the target's type, which PostgreSQL can pick function signatures for.
+        if source == nil { return typedNull(target) }
         let sqlite = dialect == .sqlite
         switch target {
         case .double: return sqlite ? .template(["CAST(", .expression(value), " AS REAL)"])
@@ -125,5 +128,25 @@ struct FunctionTranslator {
         default: range = " BETWEEN -9223372036854775808 AND 9223372036854775807"; sqlType = sqlite ? "INTEGER" : "bigint"
         }
         return .template(["(CASE WHEN ", .expression(truncated), range, " THEN CAST(", .expression(truncated), " AS ", sqlType, ") END)"])
+    }
+
+    /// `CAST(NULL AS …)` in the column type an EDM type is stored as.
+    func typedNull(_ type: EDMPrimitiveType) -> SQLTerm {
+        guard dialect == .postgres else { return .null }
+        switch type {
+        case .boolean: return .template(["CAST(NULL AS boolean)"])
+        case .byte, .sbyte, .int16: return .template(["CAST(NULL AS smallint)"])
+        case .int32: return .template(["CAST(NULL AS integer)"])
+        case .int64: return .template(["CAST(NULL AS bigint)"])
+        case .decimal: return .template(["CAST(NULL AS numeric)"])
+        case .double: return .template(["CAST(NULL AS double precision)"])
+        case .single: return .template(["CAST(NULL AS real)"])
+        case .dateTime: return .template(["CAST(NULL AS timestamp)"])
+        case .dateTimeOffset: return .template(["CAST(NULL AS timestamptz)"])
+        case .time: return .template(["CAST(NULL AS time)"])
+        case .guid: return .template(["CAST(NULL AS uuid)"])
+        case .binary: return .template(["CAST(NULL AS bytea)"])
+        case .string: return .template(["CAST(NULL AS text)"])
+        }
     }
 }
