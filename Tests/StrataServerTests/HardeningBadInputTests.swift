@@ -103,10 +103,15 @@ struct HardeningBadInputTests {
             // Operators and functions of nothing but NULL are NULL, where PostgreSQL alone would not know their type.
             let nulls = try await Self.sql(client, #"{"sql":"SELECT ABS(NULL) AS a, NULL + NULL AS b, COALESCE(NULL, NULL) AS c FROM Car LIMIT 1"}"#)
             #expect(nulls.status == .ok && nulls.json["rows"][0] == .array([.null, .null, .null]), "\(nulls.text)")
-            for filter in ["-(null) eq null", "cast(null,'Edm.String') eq null", "concat(cast(null,'Edm.String'),make) eq null"] {
+            for filter in ["-(null) eq null", "cast(null,'Edm.String') eq null", "concat(cast(null,'Edm.String'),make) eq null",
+                           "-(null) lt -(1)", "(floor(-1E308) mod -(null)) eq null", "(1 sub -(null)) eq null"] {
                 let response = try await client.get("/cardealer/Car/$count?$filter=" + PercentEncoding.encodeQueryValue(filter))
                 #expect(response.status == .ok, "\(filter): \(response.text)")
             }
+            // A decimal beyond what Edm.Decimal holds (SQLite's infinity, PostgreSQL's 617-digit numeric) is a 400, not a crash.
+            let huge = try await Self.sql(client, #"{"sql":"SELECT CAST(1e308 AS DECIMAL) * CAST(1e308 AS DECIMAL) AS x FROM Maintenance LIMIT 1"}"#)
+            #expect(huge.status == .badRequest && huge.odataError?.message.contains("Edm.Decimal") == true, "\(huge.text)")
+            #expect(try await client.get("/health").status == .ok)
             let big = #"{"username":""# + String(repeating: "a", count: 70_000) + #"","password":"x"}"#
             let token = try await client.send(.post, "/auth/token", headers: Self.json, body: big)
             #expect(token.status == .contentTooLarge, "\(token.text)")

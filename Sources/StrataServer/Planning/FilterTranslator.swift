@@ -140,8 +140,10 @@ struct FilterTranslator {
     func scalar(_ expression: BoundExpression, as type: EDMPrimitiveType? = nil) -> SQLTerm {
         // No known type means NULL by construction (`-null`, `null add null`): the keyword, since
         // PostgreSQL cannot pick an operator or function for unknown operands.
-        if expression.type == nil, type == nil {
-            if case .literal = expression.node {} else { return .null }
+        if expression.type == nil {
+            if case .literal = expression.node {} else {
+                return type.map { FunctionTranslator(dialect: dialect).typedNull($0) } ?? .null
+            }
         }
         switch expression.node {
         case .literal(let value):

@@ -73,7 +73,13 @@ enum PostgresValueCoding {
             guard let bits = bytes.readInteger(as: UInt64.self) else { throw failure() }
             return .double(Double(bitPattern: bits))
         case .numeric:
-            return .decimal(try cell.decode(Decimal.self))
+            // Read here rather than with postgres-nio's Decimal decoding, which traps on a numeric
+            // beyond Decimal's range (its `PostgresNumeric.decimal` force-unwraps).
+            guard let text = PostgresNumericText.decode(bytes) else { throw failure() }
+            guard let decimal = Decimal(string: text) else {
+                throw StorageError.invalidValue("The value of \(cell.columnName) is outside the range Edm.Decimal holds (about 38 significant digits, exponents to ±127).")
+            }
+            return .decimal(decimal)
         case .timestamp:
             guard let v = bytes.readInteger(as: Int64.self) else { throw failure() }
             return .dateTime(ODataDateTime(microsecondsSince1970: v + epochOffset))
@@ -106,7 +112,12 @@ enum PostgresValueCoding {
             return SQLiteValueCoding.narrowed(wide, to: type)
         case (.decimal, _):
             if let wide = value.integerValue { return .decimal(Decimal(wide)) }
-            if let d = value.doubleValue { return .decimal(Decimal(string: String(d)) ?? Decimal(d)) }
+            if let d = value.doubleValue {
+                guard let decimal = SQLiteValueCoding.decimal(d) else {
+                    throw StorageError.invalidValue("The value of \(column), \(d), is outside the range Edm.Decimal holds.")
+                }
+                return .decimal(decimal)
+            }
         case (.double, _):
             if let d = value.doubleValue { return .double(d) }
         case (.single, _):
@@ -146,5 +157,25 @@ struct PostgresTime: PostgresNonThrowingEncodable {
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         byteBuffer.writeInteger(microseconds)
+    }
+}
+
+/// PostgreSQL's binary `numeric` as decimal text (`-0.00012345e8`): a count of base-10000 digit
+/// groups, the weight of the first group, a sign word and a display scale, then the groups.
+enum PostgresNumericText {
+    static func decode(_ bytes: ByteBuffer) -> String? {
+        var buffer = bytes
+        guard let count = buffer.readInteger(as: Int16.self), let weight = buffer.readInteger(as: Int16.self),
+              let sign = buffer.readInteger(as: UInt16.self), buffer.readInteger(as: UInt16.self) != nil, count >= 0 else { return nil }
+        // 0x0000 positive, 0x4000 negative; NaN and the infinities are no Edm.Decimal.
+        guard sign == 0 || sign == 0x4000 else { return nil }
+        guard count > 0 else { return "0" }
+        var mantissa = "0."
+        for _ in 0..<count {
+            guard let group = buffer.readInteger(as: Int16.self), (0..<10_000).contains(group) else { return nil }
+            let digits = String(group)
+            mantissa += String(repeating: "0", count: 4 - digits.count) + digits
+        }
+        return (sign == 0x4000 ? "-" : "") + mantissa + "e" + String(4 * (Int(weight) + 1))
     }
 }

@@ -70,7 +70,9 @@ enum SQLiteValueCoding {
         case .decimal:
             switch data {
             case .integer(let i): return .decimal(Decimal(i))
-            case .float(let f): return .decimal(Decimal(string: String(f)) ?? Decimal(f))
+            case .float(let f):
+                guard let decimal = decimal(f) else { throw StorageError.invalidValue("The value of \(column), \(f), is outside the range Edm.Decimal holds.") }
+                return .decimal(decimal)
             case .text(let t): guard let d = Decimal(string: t) else { throw invalid() }; return .decimal(d)
             default: throw invalid()
             }
@@ -133,6 +135,15 @@ enum SQLiteValueCoding {
         case .text(let t): return .string(t)
         case .blob(let b): return .binary(b)
         }
+    }
+
+    /// A floating-point value as a decimal; nil when it is not finite or lies beyond Decimal's range
+    /// (about 10^165), where Foundation would trap or answer NaN.
+    static func decimal(_ value: Double) -> Decimal? {
+        guard value.isFinite else { return nil }
+        if let exact = Decimal(string: String(value)) { return exact }
+        let converted = Decimal(value)
+        return converted.isNaN ? nil : converted
     }
 
     /// An integer as the column's type; values outside that type's range keep 64 bits rather than wrap.
