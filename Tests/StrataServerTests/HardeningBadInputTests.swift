@@ -108,6 +108,11 @@ struct HardeningBadInputTests {
                 let response = try await client.get("/cardealer/Car/$count?$filter=" + PercentEncoding.encodeQueryValue(filter))
                 #expect(response.status == .ok, "\(filter): \(response.text)")
             }
+            // HAVING without groups: refused alike (SQLite would fail where PostgreSQL answers), or answered alike.
+            let having = try await Self.sql(client, #"{"sql":"SELECT MONTH(NULL) AS m HAVING COUNT(*) > 1"}"#)
+            #expect(having.status == .badRequest && having.odataError?.code == "SQLNotAllowed", "\(having.text)")
+            let counted = try await Self.sql(client, #"{"sql":"SELECT COUNT(*) AS n FROM Car HAVING COUNT(*) > 1"}"#)
+            #expect(counted.status == .ok && counted.json["rows"]?.arrayValue?.count == 1, "\(counted.text)")
             // A decimal beyond what Edm.Decimal holds (SQLite's infinity, PostgreSQL's 617-digit numeric) is a 400, not a crash.
             let huge = try await Self.sql(client, #"{"sql":"SELECT CAST(1e308 AS DECIMAL) * CAST(1e308 AS DECIMAL) AS x FROM Maintenance LIMIT 1"}"#)
             #expect(huge.status == .badRequest && huge.odataError?.message.contains("Edm.Decimal") == true, "\(huge.text)")

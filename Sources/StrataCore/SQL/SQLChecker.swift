@@ -97,6 +97,12 @@ struct SQLCheckContext {
         let having = try statement.having.map { (e: SQLExpression) throws(ODataError) in
             try requireCondition(try check(e, Scope(clause: .having, visibleSources: all)), in: .having)
         }
+        // Without GROUP BY, only an aggregate in the select list makes the query one group; SQLite
+        // refuses HAVING otherwise, where PostgreSQL would answer: refused alike on both.
+        if let having, statement.groupBy.isEmpty, !selections.contains(where: \.containsAggregate) {
+            throw SQLRefusal.notAllowed("HAVING without GROUP BY needs an aggregate in the select list", at: having.location,
+                                        hint: "add GROUP BY, select an aggregate such as COUNT(*), or put the condition in WHERE")
+        }
         let orderBy = try statement.orderBy.map { (item: SQLOrderItem) throws(ODataError) in
             try checkOrderItem(item, distinct: statement.distinct, columns: columns, selections: selections)
         }

@@ -32,7 +32,11 @@ struct ODataEndpoint: Sendable {
         // Scans count against the caller's share; a service with a statement timeout of its own runs
         // its statements under it.
         var limits = StatementLimits.current
-        limits.caller = context.principal.map { "subject " + ($0.issuer.map { $0 + " " } ?? "") + $0.subject } ?? "address " + (context.clientAddress(request.headers) ?? "unknown")
+        let (principal, headers) = (context.principal, request.headers)
+        limits.caller = { [context] in
+            principal.map { "subject " + ($0.issuer.map { $0 + " " } ?? "") + $0.subject }
+                ?? "address " + (context.clientAddress(headers) ?? "unknown")
+        }
         limits.timeout = service.settings.statementTimeout(server: limits.timeout)
         return try await StatementLimits.$current.withValue(limits) { try await respond(to: call, body: body, context: context) }
     }

@@ -39,7 +39,7 @@ extension Database {
         let limits = StatementLimits.current
         return try await StatementLimits.$current.withValue(limits.scanning()) {
             guard let admission = limits.admission, let caller = limits.caller else { return try await read(body) }
-            return try await admission.run(for: caller) { try await read(body) }
+            return try await admission.run(for: caller()) { try await read(body) }
         }
     }
 }

@@ -19,8 +19,9 @@ struct StatementLimits: Sendable {
     /// and health checks still find a connection.
     var scans = false
     /// Who the work is for (an account, or a client address), and how many scans each caller may run
-    /// at once; without either, scans are not counted per caller.
-    var caller: String?
+    /// at once; without either, scans are not counted per caller. Worked out only when a scan asks:
+    /// most requests are key lookups, which never need it.
+    var caller: (@Sendable () -> String)?
     var admission: ScanAdmission?
 
     @TaskLocal static var current = StatementLimits()
