@@ -91,6 +91,34 @@ struct HardeningStatementTests {
         }
     }
 
+    @Test("A client that hangs up while its query still waits its turn: the query never runs", arguments: Backend.allCases)
+    func hangUpWhileWaiting(_ backend: Backend) async throws {
+        try await withLiveServer(backend, services: [Self.slow], configure: { configuration in
+            configuration.statementTimeout = .seconds(60)
+            configuration.maxQueriesPerCaller = 1
+        }) { port in
+            let request = "POST /slow/$sql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(Self.slowQuery.utf8.count)\r\n\r\n\(Self.slowQuery)"
+            let running = try RawSocket(port: port)
+            running.send(request)
+            try await Task.sleep(for: .milliseconds(300))
+            // Same caller: waits behind the running one, and is abandoned there.
+            let waiting = try RawSocket(port: port)
+            waiting.send(request)
+            try await Task.sleep(for: .milliseconds(500))
+            waiting.close()
+            try await Task.sleep(for: .milliseconds(500))
+            running.close()
+            let next = try RawSocket(port: port)
+            defer { next.close() }
+            let body = #"{"sql":"SELECT count(*) AS n FROM T"}"#
+            let start = ContinuousClock.now
+            next.send("POST /slow/$sql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            let answer = await next.readResponse(timeout: .seconds(60))
+            #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "no answer")")
+            #expect(ContinuousClock.now - start < .seconds(10), "the abandoned query ran when its turn came")
+        }
+    }
+
     @Test("One caller runs its share of scans at once, the next ones wait, and past the queue it gets 429 with Retry-After",
           arguments: Backend.allCases)
     func perCaller(_ backend: Backend) async throws {

@@ -164,11 +164,20 @@ struct PostgresSession: DatabaseConnection {
     /// turns the cancellation into the error that says why.
     private func stoppable<T>(_ run: () async throws -> T) async throws -> T {
         let (stops, sessions, processID) = (self.stops, self.sessions, self.processID)
+        stops.begin()
         do {
-            return try await limits.stoppable({ reason in
+            let result = try await limits.stoppable({ reason in
                 stops.stop(reason) { await sessions.cancel(processID) }
-            }, run)
-        } catch StorageError.cancelled {
+            }) {
+                // Stopped before it was sent (the client hung up while it waited): not sent at all.
+                if stops.reason != nil { throw StorageError.cancelled }
+                return try await run()
+            }
+            await stops.end()
+            return result
+        } catch {
+            await stops.end()
+            guard stops.reason != nil else { throw error }
             throw stops.reason == .shutdown ? StorageError.shuttingDown : StorageError.cancelled
         }
     }
@@ -270,17 +279,48 @@ enum PostgresErrorMapping {
 
 /// The cancels one lease asked for: why, and the request in flight, which the lease waits for
 /// before its connection goes back to the pool (see ``PostgresSessions``).
+///
+/// A cancel reaches the backend, not a statement: one sent before the statement arrived is
+/// ignored. So while a statement runs, its cancel is repeated every ``repeatInterval`` until the
+/// statement has ended, and ``end()`` waits for the last one to be delivered, so that none lands
+/// on the lease's next statement.
 final class PostgresStops: Sendable {
-    private let state = Mutex<(reason: InterruptSignal.Reason?, pending: Task<Void, Never>?)>((nil, nil))
+    private struct State {
+        var reason: InterruptSignal.Reason?
+        var pending: Task<Void, Never>?
+        var running = false
+    }
+
+    private let state = Mutex(State())
+    static let repeatInterval: Duration = .milliseconds(100)
 
     var reason: InterruptSignal.Reason? { state.withLock { $0.reason } }
 
-    /// Records the first reason and starts `cancel` once.
+    /// A statement that may be stopped starts.
+    func begin() {
+        state.withLock { $0.running = true }
+    }
+
+    /// The statement ended; waits for a cancel under way.
+    func end() async {
+        let pending = state.withLock { state in
+            state.running = false
+            return state.pending
+        }
+        await pending?.value
+    }
+
+    /// Records the first reason and cancels while a statement runs.
     func stop(_ reason: InterruptSignal.Reason, _ cancel: @escaping @Sendable () async -> Void) {
         state.withLock { state in
             guard state.pending == nil else { return }
             state.reason = reason
-            state.pending = Task { await cancel() }
+            state.pending = Task { [self] in
+                while self.state.withLock({ $0.running }) {
+                    await cancel()
+                    try? await Task.sleep(for: Self.repeatInterval)
+                }
+            }
         }
     }
 

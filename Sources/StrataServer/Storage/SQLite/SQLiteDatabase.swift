@@ -197,11 +197,22 @@ struct SQLiteSession: DatabaseConnection {
         let statement = handle.arm()
         let deadline = limits.timeout.map { timeout in
             MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {
-                handle.requestStop(statement, .deadline(timeout))
+                Self.stop(handle, statement, .deadline(timeout))
             }
         }
         defer { deadline?.cancel() }
-        return try await limits.stoppable({ handle.requestStop(statement, .signal($0)) }, run)
+        return try await limits.stoppable({ Self.stop(handle, statement, .signal($0)) }, run)
+    }
+
+    /// Interrupts the statement, and again every few milliseconds until it has ended: an interrupt
+    /// that lands before the statement's first step is forgotten by SQLite (see
+    /// ``SQLiteHandle/requestStop(_:_:)``), which happens when a client hangs up while its statement
+    /// still waits for a thread.
+    private static func stop(_ handle: SQLiteHandle, _ statement: UInt64, _ cause: SQLiteHandle.StopCause) {
+        guard handle.requestStop(statement, cause) else { return }
+        MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .milliseconds(20)) {
+            stop(handle, statement, cause)
+        }
     }
 }
 

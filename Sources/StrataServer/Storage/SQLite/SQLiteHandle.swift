@@ -84,14 +84,19 @@ final class SQLiteHandle: @unchecked Sendable {
         return statement
     }
 
-    /// Stops the armed statement `statement` (SQLite's `sqlite3_interrupt`, which is safe from any
-    /// thread); does nothing once it has ended. SQLite clears the interrupt when the next statement
-    /// starts with none running, and the lock keeps the call from landing after this one ended.
-    func requestStop(_ statement: UInt64, _ cause: StopCause) {
+    /// Interrupts the armed statement `statement` (SQLite's `sqlite3_interrupt`, which is safe from
+    /// any thread) and answers true while it has not ended; does nothing and answers false once it
+    /// has. The lock keeps the call from landing after this statement ended.
+    ///
+    /// SQLite clears an interrupt when a statement starts its first step with none running, so one
+    /// that lands between arming and that first step is lost: callers repeat it while this answers
+    /// true (``SQLiteSession``). The first cause is the one reported.
+    func requestStop(_ statement: UInt64, _ cause: StopCause) -> Bool {
         running.withLock { running in
-            guard running.statement == statement, running.stoppedBy == nil, let connection else { return }
-            running.stoppedBy = cause
+            guard running.statement == statement, let connection else { return false }
+            if running.stoppedBy == nil { running.stoppedBy = cause }
             sqlite_nio_sqlite3_interrupt(connection)
+            return true
         }
     }
 
