@@ -135,15 +135,21 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     }
 
     private static func repeatsName(_ entries: [(key: String, value: JSONValue)]) -> Bool {
-        repeatedName(in: entries) != nil
+        repeatedName(in: entries[...]) != nil
     }
 
     /// The first name given twice, if any.
-    static func repeatedName(in entries: some Collection<(key: String, value: JSONValue)>) -> String? {
+    static func repeatedName(in entries: ArraySlice<(key: String, value: JSONValue)>) -> String? {
         if entries.count <= 16 {
-            let keys = entries.map(\.key)
-            for i in keys.indices.dropFirst() {
-                for j in 0..<i where keys[j] == keys[i] { return keys[i] }
+            // Pairwise, without allocating: clients parse one of these per entity of every page.
+            var i = entries.index(after: entries.startIndex)
+            while i < entries.endIndex {
+                var j = entries.startIndex
+                while j < i {
+                    if entries[j].key == entries[i].key { return entries[i].key }
+                    j += 1
+                }
+                i += 1
             }
             return nil
         }

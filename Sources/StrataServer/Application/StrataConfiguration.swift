@@ -43,8 +43,12 @@ public struct StrataConfiguration: Sendable {
     /// caller — an account, or a client address when anonymous — runs at once; more wait behind
     /// them, and past sixteen times as many waiting they are refused with 429.
     public var maxQueriesPerCaller = 4
-    /// Proxies (load balancers) whose `X-Forwarded-For` names the client (`--trusted-proxy`).
-    public var trustedProxies = TrustedProxies.none
+    /// Proxies (load balancers) whose `X-Forwarded-For` names the client (`--trusted-proxy`), for
+    /// sign-in throttling and the per-caller share of queries; kept with the auth settings.
+    public var trustedProxies: TrustedProxies {
+        get { auth.trustedProxies }
+        set { auth.trustedProxies = newValue }
+    }
     /// Timeouts for slow or silent clients, and the most connections open at once.
     public var connections = ConnectionLimits()
     /// At shutdown (SIGTERM, SIGINT), how long requests in flight may take to finish before their

@@ -28,9 +28,9 @@ final class StrataRuntime: Sendable {
     /// How many scans each caller may run at once.
     let scanAdmission: ScanAdmission
 
-    /// The limits every request's statements run under, before its service and caller are known.
-    func statementLimits(hangUp: InterruptSignal?) -> StatementLimits {
-        StatementLimits(timeout: configuration.statementTimeout, abandonment: hangUp, shutdown: shutdown, admission: scanAdmission)
+    /// The limits a request's statements run under, before its service and caller are known.
+    func statementLimits(connection: ObjectIdentifier?) -> StatementLimits {
+        StatementLimits(timeout: configuration.statementTimeout, connection: connection, shutdown: shutdown, admission: scanAdmission)
     }
 
     init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,

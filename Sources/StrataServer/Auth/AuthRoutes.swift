@@ -33,7 +33,7 @@ enum AuthRoutes {
         case .password(let username, let password):
             do {
                 let principal = try await auth.authenticator.login(
-                    username: username, password: password, client: context.clientAddress(request.headers) ?? "unknown")
+                    username: username, password: password, client: context.clientAddress(request.headers, trusting: auth.settings.trustedProxies) ?? "unknown")
                 issued = try await auth.openSession(for: principal)
             } catch let error as ThrottledError {
                 return AuthenticationMiddleware.throttled(error)

@@ -35,6 +35,9 @@ public struct AuthSettings: Sendable {
     /// changes made by another process on the same data (`strata grant`, `strata user remove`)
     /// within this time.
     public var cacheMaxAge: TimeInterval
+    /// Load balancers whose `X-Forwarded-For` names the client that throttling counts (the server's
+    /// `--trusted-proxy`, also ``StrataConfiguration/trustedProxies``).
+    public var trustedProxies = TrustedProxies.none
     /// The current time; tests move it to expire tokens and throttling windows.
     public var now: @Sendable () -> Date
     /// Where `--demo` prints the generated password of the `editor` account, once. Standard output,

@@ -22,7 +22,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         do {
             if !Self.unauthenticatedPaths.contains(request.rawPath) {
                 context.principal = try await auth.authenticator.authenticate(
-                    authorization: request.headers[.authorization], client: context.clientAddress(request.headers) ?? "unknown")
+                    authorization: request.headers[.authorization], client: context.clientAddress(request.headers, trusting: auth.settings.trustedProxies) ?? "unknown")
             }
             return try await next(request, context)
         } catch let error as ODataError where error.status == 401 {

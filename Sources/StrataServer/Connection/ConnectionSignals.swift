@@ -19,8 +19,8 @@ final class ConnectionSignals: Sendable {
         _ = signals.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// The hang-up signal of the connection behind `channel`; nil for channels without a guard (tests).
-    func signal(for channel: any Channel) -> InterruptSignal? {
-        signals.withLock { $0[ObjectIdentifier(channel)] }
+    /// The hang-up signal of the connection behind a channel; nil for channels without a guard (tests).
+    func signal(for connection: ObjectIdentifier) -> InterruptSignal? {
+        signals.withLock { $0[connection] }
     }
 }

@@ -29,13 +29,13 @@ struct ODataEndpoint: Sendable {
         } else {
             body = try await RequestBody.collect(request, limit: runtime.configuration.maxBodySize)
         }
-        // Scans count against the caller's share; a service with a statement timeout of its own runs
-        // its statements under it.
-        var limits = StatementLimits.current
-        let (principal, headers) = (context.principal, request.headers)
-        limits.caller = { [context] in
+        // The request's statements run under the server's limits, or the service's own timeout, and
+        // its scans count against the caller's share (the caller's key is worked out only by scans).
+        var limits = runtime.statementLimits(connection: context.connection)
+        let (principal, headers, peer, proxies) = (context.principal, request.headers, context.remoteAddress, runtime.configuration.trustedProxies)
+        limits.caller = {
             principal.map { "subject " + ($0.issuer.map { $0 + " " } ?? "") + $0.subject }
-                ?? "address " + (context.clientAddress(headers) ?? "unknown")
+                ?? "address " + (StrataRequestContext.clientAddress(peer: peer, headers, trusting: proxies) ?? "unknown")
         }
         limits.timeout = service.settings.statementTimeout(server: limits.timeout)
         return try await StatementLimits.$current.withValue(limits) { try await respond(to: call, body: body, context: context) }

@@ -11,25 +11,26 @@ public struct StrataRequestContext: RequestContext {
     let routeLabel = NIOLockedValueBox("unmatched")
     /// The authenticated caller; nil for anonymous requests.
     var principal: Principal?
-    private let remoteAddress: SocketAddress?
-    /// Fired when the client goes away (see ``ConnectionGuard``); nil without a real connection (tests).
-    let hangUp: InterruptSignal?
+    let remoteAddress: SocketAddress?
+    /// The connection, whose hang-up signal (``ConnectionSignals``) stops the request's statements.
+    let connection: ObjectIdentifier
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
-        self.hangUp = ConnectionSignals.shared.signal(for: source.channel)
+        self.connection = ObjectIdentifier(source.channel)
     }
-
-    /// The proxies whose `X-Forwarded-For` counts (set by the responder from the configuration).
-    var trustedProxies = TrustedProxies.none
 
     /// The client's IP address, for throttling failed logins and counting queries per caller: the
     /// peer's, or behind a trusted proxy the one it forwarded. Nil when the transport has none
     /// (tests). Worked out when asked for: most requests never need it.
-    func clientAddress(_ headers: HTTPFields) -> String? {
-        guard let peer = remoteAddress?.ipAddress else { return nil }
-        return trustedProxies.client(peer: peer, headers: headers)
+    func clientAddress(_ headers: HTTPFields, trusting proxies: TrustedProxies) -> String? {
+        Self.clientAddress(peer: remoteAddress, headers, trusting: proxies)
+    }
+
+    static func clientAddress(peer: SocketAddress?, _ headers: HTTPFields, trusting proxies: TrustedProxies) -> String? {
+        guard let peer = peer?.ipAddress else { return nil }
+        return proxies.client(peer: peer, headers: headers)
     }
 
     func setRoute(_ label: String) {

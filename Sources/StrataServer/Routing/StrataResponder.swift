@@ -16,15 +16,15 @@ struct StrataResponder: HTTPResponder {
     let odataMethods: Set<HTTPRequest.Method>
     let runtime: StrataRuntime
 
-    /// Every request runs under the server's ``StatementLimits``, its client's hang-up signal included.
+    /// Every request runs under the server's ``StatementLimits``, its client's hang-up signal
+    /// included: the OData endpoint sets them with what it knows of the service and the caller
+    /// (one task-local binding per request, on the path every service request takes), the others here.
     func respond(to request: Request, context: Context) async throws -> Response {
-        var context = context
-        context.trustedProxies = runtime.configuration.trustedProxies
-        return try await StatementLimits.$current.withValue(runtime.statementLimits(hangUp: context.hangUp)) {
-            if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
-                return try await odata.respond(to: request, context: context)
-            }
-            return try await router.respond(to: request, context: context)
+        if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
+            return try await odata.respond(to: request, context: context)
+        }
+        return try await StatementLimits.$current.withValue(runtime.statementLimits(connection: context.connection)) {
+            try await router.respond(to: request, context: context)
         }
     }
 

@@ -7,8 +7,10 @@ import StrataCore
 protocol Database: Sendable {
     var dialect: SQLDialect { get }
 
-    /// Runs `body` with a connection for reading. Statements see committed data.
-    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+    /// Runs `body` with a connection for reading. Statements see committed data. A `scanning` read
+    /// may read any number of rows: it runs on the connections kept for scans, so that key lookups,
+    /// writes and health checks always find one (see ``scan(_:)``).
+    func read<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Runs `body` inside a transaction that commits when it returns and rolls back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
@@ -33,14 +35,17 @@ protocol DatabaseConnection: Sendable {
 
 extension Database {
     /// ``read(_:)`` for work that may read any number of rows (a collection, `$sql`, `$count`, an
-    /// expansion): it runs on the connections kept for scans (``StatementLimits/scans``).
+    /// expansion): it runs on the connections kept for scans (``Database/read(scanning:_:)``).
     /// Each caller's scans are counted (``ScanAdmission``), so that none can hold every connection.
     func scan<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let limits = StatementLimits.current
-        return try await StatementLimits.$current.withValue(limits.scanning()) {
-            guard let admission = limits.admission, let caller = limits.caller else { return try await read(body) }
-            return try await admission.run(for: caller()) { try await read(body) }
-        }
+        guard let admission = limits.admission, let caller = limits.caller else { return try await read(scanning: true, body) }
+        return try await admission.run(for: caller()) { try await read(scanning: true, body) }
+    }
+
+    /// A read of a few rows, by key (``read(scanning:_:)``).
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await read(scanning: false, body)
     }
 }
 

@@ -18,7 +18,7 @@ final class PostgresDatabase: Database {
     private let leaseWatch: LeaseWatch
     /// Each connection's backend and statement timeout; shared by the views of one pool.
     let sessions: PostgresSessions
-    /// How many scans may hold pooled connections at once (see ``StatementLimits/scans``).
+    /// How many scans may hold pooled connections at once (see ``Database/read(scanning:_:)``).
     private let scans: LeaseLimit
 
     init(sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
@@ -35,8 +35,8 @@ final class PostgresDatabase: Database {
         self.leaseTimeout = leaseTimeout
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        if StatementLimits.current.scans {
+    func read<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        if scanning {
             return try await scans.with { try await leased(body) }
         }
         return try await leased(body)
@@ -166,7 +166,9 @@ struct PostgresSession: DatabaseConnection {
         let (stops, sessions, processID) = (self.stops, self.sessions, self.processID)
         stops.begin()
         do {
-            let result = try await limits.stoppable({ reason in
+            // PostgreSQL keeps the deadline itself (`statement_timeout`); the watch sends the cancels.
+            let result = try await StatementWatch.shared.run(limits, timesOut: false, stop: { cause in
+                guard case .signal(let reason) = cause else { return }
                 stops.stop(reason) { await sessions.cancel(processID) }
             }) {
                 // Stopped before it was sent (the client hung up while it waited): not sent at all.

@@ -15,7 +15,7 @@ final class SQLiteDatabase: Database {
     let dialect = SQLDialect.sqlite
     let path: String
     private let readers: SQLiteHandlePool
-    /// Readers for work that scans (``StatementLimits/scans``), apart from ``readers`` so that
+    /// Readers for work that scans (``Database/read(scanning:_:)``), apart from ``readers`` so that
     /// long scans never make key lookups wait for a connection.
     private let scanners: SQLiteHandlePool
     private let writer: SQLiteHandlePool
@@ -84,8 +84,8 @@ final class SQLiteDatabase: Database {
         return handle
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await (StatementLimits.current.scans ? scanners : readers).with { handle in
+    func read<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await (scanning ? scanners : readers).with { handle in
             try await body(SQLiteSession(handle: handle, counter: counter, threadPool: threadPool))
         }
     }
@@ -189,30 +189,12 @@ struct SQLiteSession: DatabaseConnection {
     }
 
     /// Runs a statement that may take long so that it stops at the statement timeout, when the
-    /// client hangs up and when the server shuts down (``StatementLimits``). A statement that
-    /// touches one row by key needs none of this: it is done in microseconds.
+    /// client hangs up and when the server shuts down (``StatementLimits``, ``StatementWatch``). A
+    /// statement that touches one row by key needs none of this: it is done in microseconds.
     private func stoppable<T>(_ run: () async throws -> T) async throws -> T {
-        let limits = StatementLimits.current
         let handle = handle
         let statement = handle.arm()
-        let deadline = limits.timeout.map { timeout in
-            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {
-                Self.stop(handle, statement, .deadline(timeout))
-            }
-        }
-        defer { deadline?.cancel() }
-        return try await limits.stoppable({ Self.stop(handle, statement, .signal($0)) }, run)
-    }
-
-    /// Interrupts the statement, and again every few milliseconds until it has ended: an interrupt
-    /// that lands before the statement's first step is forgotten by SQLite (see
-    /// ``SQLiteHandle/requestStop(_:_:)``), which happens when a client hangs up while its statement
-    /// still waits for a thread.
-    private static func stop(_ handle: SQLiteHandle, _ statement: UInt64, _ cause: SQLiteHandle.StopCause) {
-        guard handle.requestStop(statement, cause) else { return }
-        MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .milliseconds(20)) {
-            stop(handle, statement, cause)
-        }
+        return try await StatementWatch.shared.run(StatementLimits.current, timesOut: true, stop: { handle.requestStop(statement, $0) }, run)
     }
 }
 

@@ -35,13 +35,7 @@ final class SQLiteHandle: @unchecked Sendable {
 
     private struct Running {
         var statement: UInt64 = 0
-        var stoppedBy: StopCause?
-    }
-
-    /// Why a statement was stopped early, for the error it fails with.
-    enum StopCause: Sendable {
-        case deadline(Duration)
-        case signal(InterruptSignal.Reason)
+        var stoppedBy: StatementWatch.Cause?
     }
 
     static let statementLimit = 256
@@ -89,9 +83,10 @@ final class SQLiteHandle: @unchecked Sendable {
     /// has. The lock keeps the call from landing after this statement ended.
     ///
     /// SQLite clears an interrupt when a statement starts its first step with none running, so one
-    /// that lands between arming and that first step is lost: callers repeat it while this answers
-    /// true (``SQLiteSession``). The first cause is the one reported.
-    func requestStop(_ statement: UInt64, _ cause: StopCause) -> Bool {
+    /// that lands between arming and that first step is lost: ``StatementWatch`` repeats it while
+    /// the statement runs. The first cause is the one reported.
+    @discardableResult
+    func requestStop(_ statement: UInt64, _ cause: StatementWatch.Cause) -> Bool {
         running.withLock { running in
             guard running.statement == statement, let connection else { return false }
             if running.stoppedBy == nil { running.stoppedBy = cause }
