@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataClient", targets: ["StrataClient"]),
+        .library(name: "StrataSQL", targets: ["StrataSQL"]),
         .library(name: "StrataServer", targets: ["StrataServer"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
@@ -39,6 +40,13 @@ let package = Package(
             name: "StrataCore",
             swiftSettings: strictSwift
         ),
+        // All SQL the server writes: the SQL tree and its renderer, the one dialect and binder, the
+        // function table, and client SQL (parse, check, re-emit). Statements are made only here.
+        .target(
+            name: "StrataSQL",
+            dependencies: ["StrataCore"],
+            swiftSettings: strictSwift
+        ),
         // The Swift client library. Foundation (and FoundationNetworking on Linux) only.
         .target(
             name: "StrataClient",
@@ -49,6 +57,7 @@ let package = Package(
             name: "StrataServer",
             dependencies: [
                 "StrataCore",
+                "StrataSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -88,9 +97,15 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "StrataSQLTests",
+            dependencies: ["StrataSQL"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "StrataServerTests",
             dependencies: [
                 "StrataServer",
+                "StrataSQL",
                 // The data table client tests drive StrataClient against servers on both databases,
                 // which only this target can start (its support provisions PostgreSQL).
                 "StrataClient",

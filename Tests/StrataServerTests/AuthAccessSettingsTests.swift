@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -179,11 +180,11 @@ struct AuthAccessSettingsTests {
         let sortedRoles = roles.sorted()
         let statement = SQLStatement(
             """
-            SELECT "role", "service", "table_name", "action", "row_filter" FROM \(store.q("role_grants"))
-            WHERE "service" = \(store.p(1)) AND "action" = \(store.p(2)) AND ("table_name" = \(store.p(3)) OR "table_name" = \(store.p(4)))
-              AND "role" IN (\(store.system.placeholders(sortedRoles.count, from: 5)))
-            """,
-            binds: [.string(service), .string(action.rawValue), .string(table), .string(AuthStore.every)] + sortedRoles.map(ODataValue.string))
+            SELECT "role", "service", "table_name", "action", "row_filter" FROM \(store.q("role_grants")) \
+            WHERE "service" = \(bind: .string(service)) AND "action" = \(bind: .string(action.rawValue)) \
+            AND ("table_name" = \(bind: .string(table)) OR "table_name" = \(bind: .string(AuthStore.every))) \
+            AND "role" IN (\(SQL.binds(sortedRoles.map(ODataValue.string))))
+            """, dialect: store.dialect)
         let rows = try await store.database.read { try await $0.query(statement, types: [.string, .string, .string, .string, .string]) }
         return rows.rows.map { row in
             let table = row[2].stringValue
@@ -196,14 +197,13 @@ struct AuthAccessSettingsTests {
         guard !roles.isEmpty else { return false }
         let sortedRoles = roles.sorted()
         let statement = SQLStatement(
-            "SELECT 1 FROM \(store.q("role_grants")) WHERE \"service\" = \(store.p(1)) AND \"role\" IN (\(store.system.placeholders(sortedRoles.count, from: 2)))",
-            binds: [.string(service)] + sortedRoles.map(ODataValue.string))
+            "SELECT 1 FROM \(store.q("role_grants")) WHERE \"service\" = \(bind: .string(service)) AND \"role\" IN (\(SQL.binds(sortedRoles.map(ODataValue.string))))",
+            dialect: store.dialect)
         return try await !store.database.read { try await $0.query(statement) }.rows.isEmpty
     }
 
     static func statementAnonymousAccess(_ store: AuthStore, _ service: String) async throws -> AnonymousAccess {
-        let statement = SQLStatement(
-            "SELECT \"anonymous\" FROM \(store.q("service_access")) WHERE \"service\" = \(store.p(1))", binds: [.string(service)])
+        let statement = SQLStatement("SELECT \"anonymous\" FROM \(store.q("service_access")) WHERE \"service\" = \(bind: .string(service))", dialect: store.dialect)
         let rows = try await store.database.read { try await $0.query(statement, types: [.string]) }
         return rows.rows.first?[0].stringValue.flatMap(AnonymousAccess.init(rawValue:)) ?? .none
     }

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
 @testable import StrataServer
+import StrataSQL
 import Testing
 
 /// Slow blocking work (a blob's fsync on a busy disk, bcrypt) must not hold up SQLite's queries.
@@ -29,10 +30,10 @@ struct BlockingPoolsTests {
         var answered = false
         try await SQLiteWriterTests.withDatabase { database, _ in
             try await database.transaction { connection in
-                try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (1, 'x')"))
+                try await connection.execute("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (1, 'x')")
             }
             let rows = try await database.read { connection in
-                try await connection.query(SQLStatement("SELECT \"payload\" FROM \"Item\""))
+                try await connection.query("SELECT \"payload\" FROM \"Item\"")
             }
             answered = rows.rows.count == 1
         }

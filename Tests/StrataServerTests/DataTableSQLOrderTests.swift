@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 @testable import StrataCore
 @testable import StrataServer
+import StrataSQL
 import Testing
 
 /// `$sql` ordered by a key or NOT NULL column is read off an index: the emitted statement says no
@@ -121,11 +122,10 @@ struct DataTableSQLOrderTests {
             var sources: [String: SQLQueryOperation.Source] = [:]
             for set in model.entitySets { sources[set.name] = SQLQueryOperation.source(set, filter: nil, service: service) }
             let statement = try SQLQueryOperation.statement(checked, service: service, sources: sources, rowLimit: 1000)
-            let prefix = storage.database.dialect == .postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN "
             let result = try await storage.database.read { connection in
                 // Five rows are read fastest without an index; the question is whether the index can serve.
-                if disableSeqScan { try await connection.execute(SQLStatement("SET enable_seqscan = off")) }
-                return try await connection.query(SQLStatement(prefix + statement.sql, binds: statement.binds))
+                if disableSeqScan { try await connection.execute("SET enable_seqscan = off") }
+                return try await connection.query(statement.explained(for: storage.database.dialect))
             }
             // PostgreSQL answers one line of text per row; SQLite's detail is the last column.
             return result.rows.compactMap { $0.last?.stringValue }.joined(separator: "\n")

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 

@@ -6,6 +6,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -39,20 +40,20 @@ struct OperationsTests {
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
     }
 
-    private func execute(_ sql: String, service: String, _ configuration: StrataConfiguration) async throws {
+    private func execute(_ sql: SQL, service: String, _ configuration: StrataConfiguration) async throws {
         switch configuration.database {
         case .postgres(let location):
             let endpoint = PostgresTestCluster.Endpoint(location)
             try await TestDatabases.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
                 try await client.withConnection { connection in
                     _ = try await connection.query(PostgresQuery(unsafeSQL: #"SET search_path TO "\#(service)""#), logger: TestDatabases.logger)
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: TestDatabases.logger)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: SQLStatement(sql, dialect: .postgres).sql), logger: TestDatabases.logger)
                 }
             }
         default:
             let database = try await SQLiteDatabase.open(path: configuration.dataDirectory + "/\(service).sqlite", readers: 1,
                                                          logger: TestDatabases.logger)
-            try await database.transaction { try await $0.execute(SQLStatement(sql)) }
+            try await database.transaction { try await $0.execute(sql) }
             await database.close()
         }
     }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
 import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -37,9 +38,9 @@ struct PostgresNamedStatementTests {
                 let crate = try #require(service.wholeEntityReads["Crate"])
                 let name = try #require(crate.byKeyName), sql = try #require(crate.byKeySQL)
                 let prepared = try await service.database.read {
-                    try await $0.query(SQLStatement("SELECT name, statement FROM pg_prepared_statements"), types: [.string, .string])
+                    try await $0.query("SELECT name, statement FROM pg_prepared_statements", types: [.string, .string])
                 }
-                #expect(prepared.rows == [[.string(name), .string(sql)]])
+                #expect(prepared.rows == [[.string(name), .string(sql.sql)]])
 
                 // Pallet's statement is prepared first while its table is away: postgres-nio remembers
                 // that failure for the connection, so without the unnamed retry every later read of a

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -78,12 +79,12 @@ struct PostgresPoolTests {
                 // Both connections busy: a third lease waits its second, then the database counts as
                 // unreachable, long before a connection would come free.
                 let sleepers = (0..<2).map { _ in
-                    Task { try await database.read { try await $0.query(SQLStatement("SELECT pg_sleep(15)")) } }
+                    Task { try await database.read { try await $0.query("SELECT pg_sleep(15)") } }
                 }
                 try await Task.sleep(for: .milliseconds(500))
                 let asked = ContinuousClock.now
                 await #expect {
-                    _ = try await database.read { try await $0.query(SQLStatement("SELECT 1")) }
+                    _ = try await database.read { try await $0.query("SELECT 1") }
                 } throws: { error in
                     guard case StorageError.unavailable(let message) = error else { return false }
                     return message.contains("no PostgreSQL connection within")
@@ -93,7 +94,7 @@ struct PostgresPoolTests {
                 for sleeper in sleepers { _ = try await sleeper.value }
 
                 // The sleepers' connections went back to the pool; it still holds two, and they serve.
-                let rows = try await database.read { try await $0.query(SQLStatement("SELECT 1"), types: [.int32]) }
+                let rows = try await database.read { try await $0.query("SELECT 1", types: [.int32]) }
                 #expect(rows.rows == [[.int32(1)]])
                 #expect(try await Self.connections(to: name, location: location) == 2)
             }

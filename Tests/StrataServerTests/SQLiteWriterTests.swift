@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -13,23 +14,22 @@ struct SQLiteWriterTests {
         try await Self.withDatabase { database, path in
             let other = try SQLiteHandle(path: path)
             defer { other.close() }
-            try other.execute(SQLStatement("BEGIN IMMEDIATE"))
-            try other.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (1, 'other')"))
+            try other.execute("BEGIN IMMEDIATE")
+            try other.execute("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (1, 'other')")
 
             let write = Task {
                 try await database.transaction { connection in
-                    try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
-                                                              binds: [.int64(2), .string("ours")], touchesOneRow: true))
+                    try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (\(bind: .int64(2)), \(bind: .string("ours")))", dialect: .sqlite, touchesOneRow: true))
                 }
             }
             // The other connection holds the lock for a while; the write must still be waiting.
             try await Task.sleep(for: .milliseconds(300))
-            let rowsWhileLocked = try await database.read { try await $0.query(SQLStatement("SELECT COUNT(*) FROM \"Item\"")) }
+            let rowsWhileLocked = try await database.read { try await $0.query("SELECT COUNT(*) FROM \"Item\"") }
             #expect(rowsWhileLocked.rows.first?.first?.integerValue == 0)
-            try other.execute(SQLStatement("COMMIT"))
+            try other.execute("COMMIT")
             try await write.value
 
-            let rows = try await database.read { try await $0.query(SQLStatement("SELECT \"id\" FROM \"Item\" ORDER BY \"id\"")) }
+            let rows = try await database.read { try await $0.query("SELECT \"id\" FROM \"Item\" ORDER BY \"id\"") }
             #expect(rows.rows.map { $0[0].integerValue } == [1, 2])
         }
     }
@@ -42,14 +42,13 @@ struct SQLiteWriterTests {
             let payload = String(repeating: "x", count: 4096)
             for id in 0..<3_000 {
                 try await database.transaction { connection in
-                    try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
-                                                              binds: [.int64(Int64(id)), .string(payload)], touchesOneRow: true))
+                    try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (\(bind: .int64(Int64(id))), \(bind: .string(payload)))", dialect: .sqlite, touchesOneRow: true))
                 }
             }
             let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
             #expect(walBytes > 0)
             #expect(walBytes < 3_000 * 4096, "the log is \(walBytes) bytes")
-            let count = try await database.read { try await $0.query(SQLStatement("SELECT COUNT(*) FROM \"Item\"")) }
+            let count = try await database.read { try await $0.query("SELECT COUNT(*) FROM \"Item\"") }
             #expect(count.rows.first?.first?.integerValue == 3_000)
         }
     }
@@ -59,10 +58,9 @@ struct SQLiteWriterTests {
         try await Self.withDatabase { database, _ in
             let places = try await database.transaction { connection in
                 let before = database.writerExecutor.isCurrent
-                try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
-                                                          binds: [.int64(1), .string("one")], touchesOneRow: true))
+                try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (\(bind: .int64(1)), \(bind: .string("one")))", dialect: .sqlite, touchesOneRow: true))
                 // Not a single-row statement: it runs on the thread pool, and the body comes back.
-                _ = try await connection.query(SQLStatement("SELECT COUNT(*) FROM \"Item\""))
+                _ = try await connection.query("SELECT COUNT(*) FROM \"Item\"")
                 return [before, database.writerExecutor.isCurrent]
             }
             #expect(places == [true, true])
@@ -79,17 +77,15 @@ struct SQLiteWriterTests {
                 for id in 0..<200 {
                     group.addTask {
                         try await database.transaction { connection in
-                            try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (?, ?)",
-                                                                      binds: [.int64(Int64(id)), .string("row \(id)")], touchesOneRow: true))
-                            let rows = try await connection.query(SQLStatement("SELECT COUNT(*) FROM \"Item\" WHERE \"id\" = ?",
-                                                                               binds: [.int64(Int64(id))], touchesOneRow: true))
+                            try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (\(bind: .int64(Int64(id))), \(bind: .string("row \(id)")))", dialect: .sqlite, touchesOneRow: true))
+                            let rows = try await connection.query(SQLStatement("SELECT COUNT(*) FROM \"Item\" WHERE \"id\" = \(bind: .int64(Int64(id)))", dialect: .sqlite, touchesOneRow: true))
                             #expect(rows.rows.first?.first?.integerValue == 1)
                         }
                     }
                 }
                 try await group.waitForAll()
             }
-            let count = try await database.read { try await $0.query(SQLStatement("SELECT COUNT(*), SUM(\"id\") FROM \"Item\"")) }
+            let count = try await database.read { try await $0.query("SELECT COUNT(*), SUM(\"id\") FROM \"Item\"") }
             #expect(count.rows.first?.first?.integerValue == 200)
             #expect(count.rows.first?.last?.integerValue == 19_900)  // 0 + 1 + … + 199
         }
@@ -103,7 +99,7 @@ struct SQLiteWriterTests {
         let database = try await SQLiteDatabase.open(path: path, readers: 1, logger: TestDatabases.logger)
         do {
             try await database.transaction { connection in
-                try await connection.execute(SQLStatement("CREATE TABLE \"Item\" (\"id\" INTEGER PRIMARY KEY, \"payload\" TEXT NOT NULL)"))
+                try await connection.execute("CREATE TABLE \"Item\" (\"id\" INTEGER PRIMARY KEY, \"payload\" TEXT NOT NULL)")
             }
             try await body(database, path)
         } catch {

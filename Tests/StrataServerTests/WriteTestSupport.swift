@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 @testable import StrataCore
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -53,7 +54,7 @@ func prepareLedger(_ configuration: StrataConfiguration, backend: Backend, requi
     let work: @Sendable (any ServiceStore) async throws -> Void = { store in
         let system = SystemDatabase(database: store.system, schema: store.systemSchema)
         try await system.migrate(logger: logger)
-        _ = try await store.provision(LedgerService.name, scripts: LedgerService.scripts(backend))
+        _ = try await store.provision(LedgerService.name, scripts: LedgerService.scripts(backend).map { try SQLScript.fixture($0) })
         for service in requireIfMatch { try await system.setRequireIfMatch(service, true) }
     }
     switch configuration.database {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 extension Administration {
     /// Opens the system database of a configuration (`--data`, `--database`) for the duration of
@@ -86,15 +87,10 @@ struct DemoAccounts {
             for (service, access) in [("cardealer", AnonymousAccess.read), ("speakeasy", .read), ("hockey", .none)] {
                 try await store.setAnonymousAccess(service, access, connection)
             }
-            let existing = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(accounts) WHERE \"username\" = \(store.p(1))", binds: [.string("editor")]))
+            let existing = try await connection.query("SELECT 1 FROM \(accounts) WHERE \"username\" = \(bind: .string("editor"))")
             if existing.rows.isEmpty {
-                try await connection.execute(SQLStatement(
-                    "INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(store.p(1)), \(store.p(2)), \(store.p(3)))",
-                    binds: [.string("editor"), .string(hash), .int64(seconds)]))
-                try await connection.execute(SQLStatement(
-                    "INSERT INTO \(store.q("account_roles")) (\"username\", \"role\", \"service\") VALUES (\(store.p(1)), \(store.p(2)), \(store.p(3)))",
-                    binds: [.string("editor"), .string(BuiltInRole.editor.rawValue), .string(AuthStore.every)]))
+                try await connection.execute("INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(SQL.binds([.string("editor"), .string(hash), .int64(seconds)])))")
+                try await connection.execute("INSERT INTO \(store.q("account_roles")) (\"username\", \"role\", \"service\") VALUES (\(SQL.binds([.string("editor"), .string(BuiltInRole.editor.rawValue), .string(AuthStore.every)])))")
             }
             try await store.setState(Self.stateName, String(seconds), connection)
             return existing.rows.isEmpty

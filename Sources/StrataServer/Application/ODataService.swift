@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// A service as the server serves it: its storage and the model read from its catalog.
 ///
@@ -48,7 +49,7 @@ final class WholeEntityRead: Sendable {
     let shape: EntityShape
     /// `SELECT <every column> FROM <table> AS t0 WHERE <key> = ? … LIMIT 1`: the statement of
     /// `Set(key)`, whose binds are the key values in key order. Nil for a type without a key.
-    let byKeySQL: String?
+    let byKeySQL: SQLStatement?
     /// The name under which PostgreSQL keeps `byKeySQL` prepared (``SQLStatement/reusableName``).
     let byKeyName: String?
     /// The type of each column of `byKeySQL`, for decoding its row.
@@ -68,7 +69,11 @@ final class WholeEntityRead: Sendable {
             steps: [ResolvedPath.Step(set: set, type: type, via: nil, key: standIns)], columns: type.properties)
         query.limit = 1
         let statement = SQLRenderer.render(query, dialect: storage.database.dialect)
-        byKeySQL = statement.binds.count == standIns.count ? statement.sql : nil
-        byKeyName = byKeySQL.map(NamedStatements.name(for:))
+        byKeyName = statement.binds.count == standIns.count ? NamedStatements.name(for: statement.sql) : nil
+        byKeySQL = byKeyName.map { name in
+            var prepared = statement.oneRow()
+            prepared.reusableName = name
+            return prepared
+        }
     }
 }

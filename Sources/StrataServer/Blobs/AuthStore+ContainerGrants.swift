@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Container grants in the system database (`container_grants`, see `BlobMigrations.swift`).
 extension AuthStore {
@@ -8,10 +9,10 @@ extension AuthStore {
         let sorted = roles.sorted()
         let statement = SQLStatement(
             """
-            SELECT 1 FROM \(q("container_grants")) WHERE "action" = \(p(1)) AND ("container" = \(p(2)) OR "container" = \(p(3)))
-              AND "role" IN (\(system.placeholders(sorted.count, from: 4)))
-            """,
-            binds: [.string(action.rawValue), .string(container), .string(Self.every)] + sorted.map(ODataValue.string))
+            SELECT 1 FROM \(q("container_grants")) WHERE "action" = \(bind: .string(action.rawValue)) \
+            AND ("container" = \(bind: .string(container)) OR "container" = \(bind: .string(Self.every))) \
+            AND "role" IN (\(SQL.binds(sorted.map(ODataValue.string))))
+            """, dialect: dialect)
         return try await !database.read { try await $0.query(statement) }.rows.isEmpty
     }
 
@@ -20,15 +21,14 @@ extension AuthStore {
         guard !roles.isEmpty else { return [] }
         let sorted = roles.sorted()
         let statement = SQLStatement(
-            "SELECT \"container\" FROM \(q("container_grants")) WHERE \"action\" = \(p(1)) AND \"role\" IN (\(system.placeholders(sorted.count, from: 2)))",
-            binds: [.string(action.rawValue)] + sorted.map(ODataValue.string))
+            "SELECT \"container\" FROM \(q("container_grants")) WHERE \"action\" = \(bind: .string(action.rawValue)) AND \"role\" IN (\(SQL.binds(sorted.map(ODataValue.string))))",
+            dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: [.string]) }
         return Set(rows.rows.compactMap { $0[0].stringValue })
     }
 
     func listContainerGrants() async throws -> [ContainerGrant] {
-        let statement = SQLStatement(
-            "SELECT \"role\", \"container\", \"action\" FROM \(q("container_grants")) ORDER BY \"container\", \"role\", \"action\"")
+        let statement = SQLStatement("SELECT \"role\", \"container\", \"action\" FROM \(q("container_grants")) ORDER BY \"container\", \"role\", \"action\"", dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: [.string, .string, .string]) }
         return rows.rows.compactMap { row in
             guard let role = row[0].stringValue, let container = row[1].stringValue,
@@ -40,11 +40,11 @@ extension AuthStore {
     /// Adds grants; one that exists already stays as it is.
     func putContainerGrants(_ grants: [ContainerGrant]) async throws {
         let table = q("container_grants")
-        let insert = "INSERT INTO \(table) (\"role\", \"container\", \"action\") VALUES (\(system.placeholders(3))) ON CONFLICT DO NOTHING"
         try await write { connection in
             for grant in grants {
-                try await connection.execute(SQLStatement(
-                    insert, binds: [.string(grant.role), .string(grant.container ?? Self.every), .string(grant.action.rawValue)]))
+                let values: [ODataValue] = [.string(grant.role), .string(grant.container ?? Self.every), .string(grant.action.rawValue)]
+                try await connection.execute(
+                    "INSERT INTO \(table) (\"role\", \"container\", \"action\") VALUES (\(SQL.binds(values))) ON CONFLICT DO NOTHING")
             }
         }
     }
@@ -52,13 +52,12 @@ extension AuthStore {
     /// Removes a role's grants on a container (`nil`: the every-container grants), all actions or
     /// some. Answers how many were removed.
     func removeContainerGrants(role: String, container: String?, actions: [BlobAction]?) async throws -> Int {
-        var sql = "DELETE FROM \(q("container_grants")) WHERE \"role\" = \(p(1)) AND \"container\" = \(p(2))"
-        var binds: [ODataValue] = [.string(role), .string(container ?? Self.every)]
+        var sql: SQL = "DELETE FROM \(q("container_grants")) WHERE \"role\" = \(bind: .string(role)) AND \"container\" = \(bind: .string(container ?? Self.every))"
         if let actions, !actions.isEmpty {
-            sql += " AND \"action\" IN (\(system.placeholders(actions.count, from: 3)))"
-            binds += actions.map { .string($0.rawValue) }
+            sql += " AND \"action\" IN (\(SQL.binds(actions.map { .string($0.rawValue) })))"
         }
-        let statement = SQLStatement(sql + " RETURNING \"role\"", binds: binds)
+        sql += " RETURNING \"role\""
+        let statement = SQLStatement(sql, dialect: dialect)
         return try await write { try await $0.query(statement) }.rows.count
     }
 }

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 extension BlobCatalog {
     // MARK: Containers
@@ -6,17 +7,13 @@ extension BlobCatalog {
     /// Creates a container; answers false when one of that name exists already (left unchanged).
     func createContainer(_ name: String, access: ContainerAccess, now: Int64) async throws -> Bool {
         let table = q("blob_containers")
-        let statement = SQLStatement(
-            "INSERT INTO \(table) (\"name\", \"access\", \"created_at\") VALUES (\(p(1)), \(p(2)), \(p(3))) ON CONFLICT (\"name\") DO NOTHING RETURNING \"name\"",
-            binds: [.string(name), .string(access.rawValue), .int64(now)])
+        let statement = SQLStatement("INSERT INTO \(table) (\"name\", \"access\", \"created_at\") VALUES (\(bind: .string(name)), \(bind: .string(access.rawValue)), \(bind: .int64(now))) ON CONFLICT (\"name\") DO NOTHING RETURNING \"name\"", dialect: dialect)
         return try await !database.transaction { try await $0.query(statement) }.rows.isEmpty
     }
 
     /// Changes who may read a container anonymously; false when there is no such container.
     func setAccess(_ name: String, _ access: ContainerAccess) async throws -> Bool {
-        let statement = SQLStatement(
-            "UPDATE \(q("blob_containers")) SET \"access\" = \(p(1)) WHERE \"name\" = \(p(2)) RETURNING \"name\"",
-            binds: [.string(access.rawValue), .string(name)])
+        let statement = SQLStatement("UPDATE \(q("blob_containers")) SET \"access\" = \(bind: .string(access.rawValue)) WHERE \"name\" = \(bind: .string(name)) RETURNING \"name\"", dialect: dialect)
         return try await !database.transaction { try await $0.query(statement) }.rows.isEmpty
     }
 
@@ -31,20 +28,17 @@ extension BlobCatalog {
     /// committing at the same moment either lands before (and is removed) or fails on the missing container.
     func removeContainer(_ name: String, force: Bool) async throws -> ContainerRemoval {
         let containers = q("blob_containers"), blobs = q("blobs"), grants = q("container_grants")
-        let p1 = p(1)
+        let name = ODataValue.string(name)
         return try await database.transaction { connection -> ContainerRemoval in
-            let existing = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(containers) WHERE \"name\" = \(p1)", binds: [.string(name)]))
+            let existing = try await connection.query("SELECT 1 FROM \(containers) WHERE \"name\" = \(bind: name)")
             guard !existing.rows.isEmpty else { return .missing }
             if !force {
-                let any = try await connection.query(SQLStatement(
-                    "SELECT 1 FROM \(blobs) WHERE \"container\" = \(p1) LIMIT 1", binds: [.string(name)]))
+                let any = try await connection.query("SELECT 1 FROM \(blobs) WHERE \"container\" = \(bind: name) LIMIT 1")
                 guard any.rows.isEmpty else { return .notEmpty }
             }
-            let removed = try await connection.query(SQLStatement(
-                "DELETE FROM \(blobs) WHERE \"container\" = \(p1) RETURNING \"object\"", binds: [.string(name)]), types: [.string])
-            try await connection.execute(SQLStatement("DELETE FROM \(grants) WHERE \"container\" = \(p1)", binds: [.string(name)]))
-            try await connection.execute(SQLStatement("DELETE FROM \(containers) WHERE \"name\" = \(p1)", binds: [.string(name)]))
+            let removed = try await connection.query("DELETE FROM \(blobs) WHERE \"container\" = \(bind: name) RETURNING \"object\"", types: [.string])
+            try await connection.execute("DELETE FROM \(grants) WHERE \"container\" = \(bind: name)")
+            try await connection.execute("DELETE FROM \(containers) WHERE \"name\" = \(bind: name)")
             return .removed(objects: removed.rows.compactMap { $0[0].stringValue })
         }
     }
@@ -64,26 +58,24 @@ extension BlobCatalog {
         if let current {
             statement = SQLStatement(
                 """
-                UPDATE \(q("blobs")) SET "object" = \(p(1)), "size" = \(p(2)), "sha256" = \(p(3)), "content_type" = \(p(4)), "modified_at" = \(p(5))
-                WHERE "container" = \(p(6)) AND "name" = \(p(7)) AND "object" = \(p(8)) RETURNING "object"
-                """,
-                binds: values + [.string(record.container), .string(record.name), .string(current.object)])
+                UPDATE \(q("blobs")) SET "object" = \(bind: values[0]), "size" = \(bind: values[1]), "sha256" = \(bind: values[2]), \
+                "content_type" = \(bind: values[3]), "modified_at" = \(bind: values[4]) \
+                WHERE "container" = \(bind: .string(record.container)) AND "name" = \(bind: .string(record.name)) \
+                AND "object" = \(bind: .string(current.object)) RETURNING "object"
+                """, dialect: dialect)
         } else {
             statement = SQLStatement(
                 """
-                INSERT INTO \(q("blobs")) (\(Self.blobColumns)) VALUES (\(system.placeholders(7)))
+                INSERT INTO \(q("blobs")) (\(Self.blobColumns)) VALUES (\(SQL.binds([.string(record.container), .string(record.name)] + values)))
                 ON CONFLICT ("container", "name") DO NOTHING RETURNING "object"
-                """,
-                binds: [.string(record.container), .string(record.name)] + values)
+                """, dialect: dialect)
         }
         return try await !database.transaction { try await $0.query(statement) }.rows.isEmpty
     }
 
     /// Removes the blob if it still names `object`; false when it changed or went meanwhile.
     func remove(_ record: BlobRecord) async throws -> Bool {
-        let statement = SQLStatement(
-            "DELETE FROM \(q("blobs")) WHERE \"container\" = \(p(1)) AND \"name\" = \(p(2)) AND \"object\" = \(p(3)) RETURNING \"object\"",
-            binds: [.string(record.container), .string(record.name), .string(record.object)])
+        let statement = SQLStatement("DELETE FROM \(q("blobs")) WHERE \"container\" = \(bind: .string(record.container)) AND \"name\" = \(bind: .string(record.name)) AND \"object\" = \(bind: .string(record.object)) RETURNING \"object\"", dialect: dialect)
         return try await !database.transaction { try await $0.query(statement) }.rows.isEmpty
     }
 }

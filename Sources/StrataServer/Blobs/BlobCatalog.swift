@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Blob metadata in the system database: containers, and one row per visible blob.
 ///
@@ -9,20 +10,19 @@ struct BlobCatalog: Sendable {
     let system: SystemDatabase
 
     var database: any Database { system.database }
-    func q(_ table: String) -> String { system.quoted(table) }
-    func p(_ position: Int) -> String { system.p(position) }
+    func q(_ table: String) -> TableName { system.table(table) }
+    var dialect: SQLDialect { system.dialect }
 
     // MARK: Containers
 
     func container(_ name: String) async throws -> BlobContainer? {
-        let statement = SQLStatement(
-            "SELECT \"name\", \"access\", \"created_at\" FROM \(q("blob_containers")) WHERE \"name\" = \(p(1))", binds: [.string(name)])
+        let statement = SQLStatement("SELECT \"name\", \"access\", \"created_at\" FROM \(q("blob_containers")) WHERE \"name\" = \(bind: .string(name))", dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: Self.containerTypes) }
         return rows.rows.first.flatMap(Self.container)
     }
 
     func containers() async throws -> [BlobContainer] {
-        let statement = SQLStatement("SELECT \"name\", \"access\", \"created_at\" FROM \(q("blob_containers")) ORDER BY \"name\"")
+        let statement = SQLStatement("SELECT \"name\", \"access\", \"created_at\" FROM \(q("blob_containers")) ORDER BY \"name\"", dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: Self.containerTypes) }
         return rows.rows.compactMap(Self.container)
     }
@@ -36,7 +36,7 @@ struct BlobCatalog: Sendable {
 
     // MARK: Blobs
 
-    static let blobColumns = "\"container\", \"name\", \"object\", \"size\", \"sha256\", \"content_type\", \"modified_at\""
+    static let blobColumns = SQL.identifiers(["container", "name", "object", "size", "sha256", "content_type", "modified_at"])
     static let blobTypes: [EDMPrimitiveType?] = [.string, .string, .string, .int64, .string, .string, .int64]
 
     static func record(_ row: [ODataValue]) -> BlobRecord? {
@@ -48,9 +48,7 @@ struct BlobCatalog: Sendable {
     }
 
     func blob(container: String, name: String) async throws -> BlobRecord? {
-        let statement = SQLStatement(
-            "SELECT \(Self.blobColumns) FROM \(q("blobs")) WHERE \"container\" = \(p(1)) AND \"name\" = \(p(2))",
-            binds: [.string(container), .string(name)])
+        let statement = SQLStatement("SELECT \(Self.blobColumns) FROM \(q("blobs")) WHERE \"container\" = \(bind: .string(container)) AND \"name\" = \(bind: .string(name))", dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: Self.blobTypes) }
         return rows.rows.first.flatMap(Self.record)
     }
@@ -59,26 +57,22 @@ struct BlobCatalog: Sendable {
     /// `prefix` and coming after `marker`. The prefix is a range of names, so the primary key's
     /// index serves it however many blobs the container holds.
     func list(container: String, prefix: String, after marker: String?, limit: Int) async throws -> [BlobRecord] {
-        var binds: [ODataValue] = [.string(container), .string(prefix)]
-        var sql = "SELECT \(Self.blobColumns) FROM \(q("blobs")) WHERE \"container\" = \(p(1)) AND \"name\" >= \(p(2))"
+        var sql: SQL = "SELECT \(Self.blobColumns) FROM \(q("blobs")) WHERE \"container\" = \(bind: .string(container)) AND \"name\" >= \(bind: .string(prefix))"
         if let end = BlobNames.successor(ofPrefix: prefix), !prefix.isEmpty {
-            binds.append(.string(end))
-            sql += " AND \"name\" < \(p(binds.count))"
+            sql += " AND \"name\" < \(bind: .string(end))"
         }
         if let marker {
-            binds.append(.string(marker))
-            sql += " AND \"name\" > \(p(binds.count))"
+            sql += " AND \"name\" > \(bind: .string(marker))"
         }
-        binds.append(.int64(Int64(limit)))
-        sql += " ORDER BY \"name\" LIMIT \(p(binds.count))"
-        let statement = SQLStatement(sql, binds: binds)
+        sql += " ORDER BY \"name\" LIMIT \(bind: .int64(Int64(limit)))"
+        let statement = SQLStatement(sql, dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: Self.blobTypes) }
         return rows.rows.compactMap(Self.record)
     }
 
     /// Every object id some blob names, for the sweep of unreferenced objects at start.
     func referencedObjects() async throws -> Set<String> {
-        let statement = SQLStatement("SELECT \"object\" FROM \(q("blobs"))")
+        let statement = SQLStatement("SELECT \"object\" FROM \(q("blobs"))", dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: [.string]) }
         return Set(rows.rows.compactMap { $0[0].stringValue })
     }

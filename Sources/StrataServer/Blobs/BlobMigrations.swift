@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// The tables of blob containers, blobs and container grants in the system database.
 ///
@@ -8,7 +9,7 @@ import StrataCore
 extension SystemDatabase {
     var blobMigrations: [SystemMigration] {
         let containers = quoted("blob_containers")
-        let byteOrder = dialect == .postgres ? " COLLATE \"C\"" : ""
+        let byteOrder: SQL = dialect == .postgres ? " COLLATE \"C\"" : ""
         return [
             SystemMigration(id: "blobs.1", statements: [
                 """

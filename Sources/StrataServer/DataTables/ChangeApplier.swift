@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Applies one change of a delta on a transaction's connection through the write path's
 /// ``EntityWriter``: the same statements, `RETURNING` read-back, row-filter checks before and after,

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import Synchronization
 
 /// Refuses `$sql` queries that combine tables row by row (a cross join: `JOIN … ON 1=1`, or tables
@@ -51,10 +52,8 @@ final class TableSizes: Sendable {
             return min(known.rows, cap)
         }
         let dialect = service.dialect
-        var name = dialect.quote(table)
-        if let schema = service.storage.schema { name = dialect.quote(schema) + "." + name }
         // The table name comes from the catalog, the cap from the server's configuration.
-        let statement = SQLStatement("SELECT count(*) FROM (SELECT 1 FROM \(name) LIMIT \(cap)) AS \"c\"")
+        let statement = SQLStatement("SELECT count(*) FROM (SELECT 1 FROM \(service.storage.table(table)) LIMIT \(cap)) AS \"c\"", dialect: dialect)
         let result = try await service.database.scan { try await $0.query(statement, types: [.int64]) }
         let rows = Int(result.rows.first?.first?.integerValue ?? 0)
         counts.withLock { $0[table] = (rows, cap, now) }

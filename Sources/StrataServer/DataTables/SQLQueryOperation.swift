@@ -1,5 +1,6 @@
 import Hummingbird
 import StrataCore
+import StrataSQL
 
 /// `POST /{service}/$sql`: a query in Strata's client SQL dialect, answered as a compact table.
 ///
@@ -49,18 +50,16 @@ struct SQLQueryOperation: Sendable {
         _ checked: SQLCheckedStatement, service: ODataService, sources: [String: Source], rowLimit: Int
     ) throws(ODataError) -> SQLStatement {
         let storage = service.storage
-        let emitted = try checked.emit(for: service.dialect == .postgres ? .postgres : .sqlite) { table, binder throws(ODataError) in
+        // One row past the limit tells a result that is too large from one that just fits.
+        return try checked.emit(for: service.dialect, rowLimit: rowLimit) { table throws(ODataError) in
             guard let source = sources[table.table] else { return nil }
             var query = SelectQuery(items: source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: $0.name), alias: nil) },
                                     from: storage.table(source.set.name), alias: "s")
             if let filter = source.filter {
                 query.filter(RowFilterSQL(storage: storage).condition(filter, alias: "s", set: source.set, type: source.type))
             }
-            return SQLRenderer.render(query, into: &binder)
+            return query
         }
-        // One row past the limit tells a result that is too large from one that just fits. The limit
-        // is the server's own number, not request input.
-        return SQLStatement("SELECT * FROM (" + emitted.sql + ") AS \"q\" LIMIT \(rowLimit + 1)", binds: emitted.binds)
     }
 
     /// A catalog table as the query reads it: the table, and the row filter the caller is held to.

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// The field definitions of compact tables, from the service's model: what a client needs to
 /// edit rows and send them back (types, sizes, keys, what it may not change).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import StrataCore
+import StrataSQL
 
 /// The demo's blob container (seed 001): `speakers`, readable by anyone, holding one picture per
 /// speaker of the `speakeasy` service under the name its `ImageUrl` gives (`/blobs/speakers/BTubalinal.jpg`).
@@ -40,10 +41,9 @@ struct DemoBlobs {
 
     /// Each speaker's name and image URL.
     private func speakers(_ service: ServiceStorage) async throws -> [(String, String)] {
-        let dialect = service.database.dialect
-        let table = (service.schema.map { dialect.quote($0) + "." } ?? "") + dialect.quote("Speakers")
+        let table = TableName(schema: service.schema, name: "Speakers")
         let rows = try await service.database.read { connection in
-            try await connection.query(SQLStatement("SELECT \"Name\", \"ImageUrl\" FROM \(table) ORDER BY \"RowKey\""), types: [.string, .string])
+            try await connection.query("SELECT \"Name\", \"ImageUrl\" FROM \(table) ORDER BY \"RowKey\"", types: [.string, .string])
         }
         return rows.rows.compactMap { row in
             guard let name = row[0].stringValue, let url = row[1].stringValue else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 
 /// The demo services of `strata serve --demo`, reproducing the seeds' data.
 ///
@@ -27,8 +28,8 @@ struct DemoServices {
 
 /// The SQL files and settings of one demo service.
 struct DemoFiles {
-    var schema: String
-    var data: String
+    var schema: SQLScript
+    var data: SQLScript
     var namespace: String?
     var title: String?
 
@@ -37,8 +38,8 @@ struct DemoFiles {
             throw ConfigurationError("the demo SQL files are missing from the Strata bundle")
         }
         let folder = root.appendingPathComponent(service)
-        schema = try String(contentsOf: folder.appendingPathComponent("schema.\(dialect.rawValue).sql"), encoding: .utf8)
-        data = try String(contentsOf: folder.appendingPathComponent("data.sql"), encoding: .utf8)
+        schema = try SQLScript(contentsOf: folder.appendingPathComponent("schema.\(dialect.rawValue).sql"))
+        data = try SQLScript(contentsOf: folder.appendingPathComponent("data.sql"))
         let settings = try JSONValue.parse(Array(Data(contentsOf: folder.appendingPathComponent("service.json"))))
         namespace = settings["namespace"]?.stringValue
         title = settings["title"]?.stringValue

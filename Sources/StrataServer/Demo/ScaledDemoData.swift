@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 /// What `strata demo-data` is asked to create.
 public struct ScaledDemoDataOptions: Sendable {
@@ -143,7 +144,7 @@ public enum ScaledDemoData {
     private static func remove(_ storage: ServiceStorage) async throws {
         if let schema = storage.schema {
             try await storage.database.transaction { connection in
-                try await connection.execute(SQLStatement("DROP SCHEMA \(SQLDialect.postgres.quote(schema)) CASCADE"))
+                try await connection.execute("DROP SCHEMA \(identifier: schema) CASCADE")
             }
         } else if let database = storage.database as? SQLiteDatabase {
             let path = database.path
@@ -165,16 +166,15 @@ struct Loader {
     private var columns: [String] = []
     private var pending: [ODataValue] = []
     private var pendingRows = 0
-    private var fullStatementSQL: String?
+    private var fullStatementSQL: SQLStatement?
 
     init(connection: any DatabaseConnection, schema: String?) {
         self.connection = connection
         self.schema = schema
     }
 
-    func qualified(_ table: String) -> String {
-        guard let schema else { return dialect.quote(table) }
-        return dialect.quote(schema) + "." + dialect.quote(table)
+    func qualified(_ table: String) -> TableName {
+        TableName(schema: schema, name: table)
     }
 
     /// Starts a table: flushes the previous one's rows.
@@ -195,48 +195,40 @@ struct Loader {
 
     mutating func flush() async throws {
         guard pendingRows > 0 else { return }
-        let sql: String
+        let statement: SQLStatement
         if pendingRows == Self.rowsPerStatement, let full = fullStatementSQL {
-            sql = full
+            statement = full.rebinding(pending)
         } else {
-            sql = insertSQL(rows: pendingRows)
-            if pendingRows == Self.rowsPerStatement { fullStatementSQL = sql }
+            statement = insertStatement()
+            if pendingRows == Self.rowsPerStatement { fullStatementSQL = statement }
         }
-        try await connection.execute(SQLStatement(sql, binds: pending))
+        try await connection.execute(statement)
         pending.removeAll(keepingCapacity: true)
         pendingRows = 0
     }
 
-    private func insertSQL(rows: Int) -> String {
-        var sql = "INSERT INTO \(qualified(table)) (" + columns.map(dialect.quote).joined(separator: ", ") + ") VALUES "
-        var position = 0
-        for row in 0..<rows {
-            if row > 0 { sql += ", " }
-            sql += "("
-            for column in 0..<columns.count {
-                if column > 0 { sql += ", " }
-                position += 1
-                sql += dialect.placeholder(position)
-            }
-            sql += ")"
+    /// `INSERT INTO table (columns) VALUES (…), (…)` for the pending rows, every value bound.
+    private func insertStatement() -> SQLStatement {
+        let rows = stride(from: 0, to: pending.count, by: columns.count).map { start -> SQL in
+            "(\(SQL.binds(Array(pending[start..<(start + columns.count)]))))"
         }
-        return sql
+        return SQLStatement("INSERT INTO \(qualified(table)) (\(SQL.identifiers(columns))) VALUES \(SQL.joined(rows))", dialect: dialect)
     }
 
     /// Flushes, adds the benchmarks' index, lets PostgreSQL's sequences continue after the ids
     /// written here, and updates the planners' statistics.
     mutating func finish() async throws {
         try await flush()
-        let collate = dialect == .postgres ? " COLLATE \"C\"" : ""
-        try await connection.execute(SQLStatement(
-            "CREATE INDEX \(dialect.quote("IX_Person_lastName")) ON \(qualified("Person")) (\(dialect.quote("lastName"))\(collate), \(dialect.quote("personID")))"))
+        let collate: SQL = dialect == .postgres ? " COLLATE \"C\"" : ""
+        try await connection.execute(
+            "CREATE INDEX \(identifier: "IX_Person_lastName") ON \(qualified("Person")) (\(identifier: "lastName")\(collate), \(identifier: "personID"))")
         if let schema {
             try await PostgresServiceStore.resetSequences(schema: schema, connection)
             for table in ["Person", "Car", "PersonCar", "Maintenance", "PersonCarMaintenance"] {
-                try await connection.execute(SQLStatement("ANALYZE \(qualified(table))"))
+                try await connection.execute("ANALYZE \(qualified(table))")
             }
         } else {
-            try await connection.execute(SQLStatement("ANALYZE"))
+            try await connection.execute("ANALYZE")
         }
     }
 }

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Reads the entities of a collection in chunks, each chunk a keyset continuation of the one before,
 /// so that memory stays bounded however large the collection is.

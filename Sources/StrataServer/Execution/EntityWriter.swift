@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// The statements one write makes, on the connection of the transaction it runs in.
 ///
@@ -92,7 +93,7 @@ struct EntityWriter: Sendable {
     func catalogDefaults(of set: EntitySet) async throws -> [String: CatalogDefault] {
         guard dialect == .sqlite else { return [:] }
         let rows = try await connection.query(
-            SQLStatement("SELECT name, dflt_value FROM pragma_table_info(?)", binds: [.string(set.name)]), types: [.string, .string])
+            "SELECT name, dflt_value FROM pragma_table_info(\(bind: .string(set.name)))", types: [.string, .string])
         var defaults: [String: CatalogDefault] = [:]
         for row in rows.rows {
             if let name = row[0].stringValue, let expression = row[1].stringValue { defaults[name] = CatalogDefault(expression: expression) }

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Loads `$expand`ed entities for a chunk of parent rows: one statement per expanded navigation
 /// property and level, whatever the number of parents — never one per parent row.

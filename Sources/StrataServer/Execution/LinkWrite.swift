@@ -1,5 +1,6 @@
 import HTTPTypes
 import StrataCore
+import StrataSQL
 
 /// Changes relationships through `$links`, as OData V2 defines: the foreign key columns of whichever
 /// side holds them are set or cleared.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import StrataCore
+import StrataSQL
 
 /// Answers a GET for a resolved path: collections stream, single entities, properties, raw values,
 /// counts and links — with `$filter`, `$orderby`, `$top`, `$skip`, `$select`, `$expand`,
@@ -137,7 +138,7 @@ struct ReadOperation: Sendable {
               let sql = prepared.byKeySQL, prepared.shape.type.qualifiedName == query.projection.entityType.qualifiedName,
               try await call.authorize(.read, target.set.name).filter == nil
         else { return nil }
-        return (SQLStatement(sql, binds: key, touchesOneRow: true, reusableName: prepared.byKeyName), prepared)
+        return (sql.rebinding(key), prepared)
     }
 
     private func propertyValue(_ property: EntityProperty) async throws -> ODataValue {

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Applies the row filter an access rule returned (``RowAccess/filter``) to the queries that find
 /// the rows a write may touch, through the read path's ``RowFilterSQL``.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import StrataCore
+import StrataSQL
 
 /// PUT (replace), MERGE and PATCH (partial) of one entity, and PUT or DELETE of one property.
 ///

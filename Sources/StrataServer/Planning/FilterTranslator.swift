@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Translates bound `$filter` and `$orderby` expressions into SQL for one dialect, with OData's
 /// semantics on both databases: two-valued logic (`x ne 'a'` is true for a null x), `eq null` as

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Joins the tables that `$filter` and `$orderby` paths reach through single-valued navigation
 /// (`PersonCar/Car/make`), one LEFT JOIN per distinct chain, shared by paths with the same prefix.

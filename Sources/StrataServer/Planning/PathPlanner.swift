@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Plans the SELECT that finds the entities a resolved path addresses.
 ///

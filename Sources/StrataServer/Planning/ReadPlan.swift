@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Everything needed to read the entities a request addresses: the SELECT without order or limit,
 /// the columns it reads, the total order, how to write the rows, and the `$expand` levels below.

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Plans reads: the target's SELECT from the path (``PathPlanner``), narrowed by `$filter` and by
 /// the caller's row filters on every table it touches, ordered by `$orderby` then the key, with the

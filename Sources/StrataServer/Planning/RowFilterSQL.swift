@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Turns an access rule's row filter (a bound `$filter` on a table's entity type) into a condition
 /// on one aliased occurrence of that table in a statement.

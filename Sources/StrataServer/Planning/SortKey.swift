@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// One expression a collection is ordered by. A collection's sort keys always end with the entity
 /// key, so the order is total and a position in it can be named by the values of its sort keys.

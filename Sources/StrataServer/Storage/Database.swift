@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// One database holding one or more services' tables.
 ///
@@ -52,6 +53,16 @@ extension Database {
 extension DatabaseConnection {
     func query(_ statement: SQLStatement) async throws -> SQLRows {
         try await query(statement, types: [])
+    }
+
+    /// Runs compiler-checked SQL (``SQL``), rendered for this connection's database.
+    func query(_ sql: SQL, types: [EDMPrimitiveType?] = []) async throws -> SQLRows {
+        try await query(SQLStatement(sql, dialect: dialect), types: types)
+    }
+
+    /// Runs compiler-checked SQL whose rows are not needed.
+    func execute(_ sql: SQL) async throws {
+        try await execute(SQLStatement(sql, dialect: dialect))
     }
 }
 

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// One service's storage: the database its tables are in, and where in it.
 struct ServiceStorage: Sendable {
@@ -28,7 +29,7 @@ protocol ServiceStore: Sendable {
 
     /// Creates a service by applying SQL scripts, all or nothing, unless it exists already.
     /// Answers whether it was created.
-    func provision(_ name: String, scripts: [String]) async throws -> Bool
+    func provision(_ name: String, scripts: [SQLScript]) async throws -> Bool
 
     func close() async
 }

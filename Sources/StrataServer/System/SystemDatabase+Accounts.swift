@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// The tables of accounts, roles, grants, sessions and trusted issuers.
 ///
@@ -110,11 +111,4 @@ extension SystemDatabase {
         ]
     }
 
-    /// `?, ?, ?` or `$3, $4, $5`: placeholders for `count` binds starting at position `first`.
-    func placeholders(_ count: Int, from first: Int = 1) -> String {
-        (first..<(first + count)).map { dialect.placeholder($0) }.joined(separator: ", ")
-    }
-
-    /// The placeholder for the bind at a 1-based position.
-    func p(_ position: Int) -> String { dialect.placeholder(position) }
 }

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Per-service settings kept in the system database.
 public struct ServiceSettings: Sendable, Hashable {
@@ -62,10 +63,10 @@ extension SystemDatabase {
 
     private func serviceSettings(_ connection: any DatabaseConnection) async throws -> [String: ServiceSettings] {
         let rows = try await connection.query(
-            SQLStatement("""
+            """
                 SELECT "service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms" \
                 FROM \(quoted("service_settings"))
-                """),
+                """,
             types: [.string, .string, .string, .boolean, .int64, .int64])
         var settings: [String: ServiceSettings] = [:]
         for row in rows.rows {
@@ -96,15 +97,15 @@ extension SystemDatabase {
     }
 
     private func save(_ service: String, _ settings: ServiceSettings, _ connection: any DatabaseConnection) async throws {
-        try await connection.execute(SQLStatement(
-            "DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(dialect.placeholder(1))", binds: [.string(service)]))
-        try await connection.execute(SQLStatement(
-            """
+        try await connection.execute("DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(bind: .string(service))")
+        let values: [ODataValue] = [
+            .string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
+            .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null,
+            settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null,
+        ]
+        try await connection.execute("""
             INSERT INTO \(quoted("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms") \
-            VALUES (\((1...6).map(dialect.placeholder).joined(separator: ", ")))
-            """,
-            binds: [.string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
-                    .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null,
-                    settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null]))
+            VALUES (\(SQL.binds(values)))
+            """)
     }
 }

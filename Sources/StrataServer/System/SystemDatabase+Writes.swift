@@ -1,3 +1,4 @@
+import StrataSQL
 /// Settings of the write path kept with each service's settings: whether changes must carry
 /// `If-Match` (428 Precondition Required when they do not).
 extension SystemDatabase {

@@ -1,5 +1,6 @@
 import Logging
 import StrataCore
+import StrataSQL
 
 /// Strata's own tables (service settings; later accounts, grants, tokens), kept beside the services:
 /// a SQLite file in the data directory or the `strata_system` schema on PostgreSQL.
@@ -16,11 +17,9 @@ struct SystemDatabase: Sendable {
         TableName(schema: schema, name: name)
     }
 
-    /// The qualified, quoted name of a system table, for statements written in this file's code.
-    func quoted(_ name: String) -> String {
-        let table = dialect.quote(name)
-        guard let schema else { return table }
-        return dialect.quote(schema) + "." + table
+    /// A system table, schema-qualified on PostgreSQL, for statements written in this folder's code.
+    func quoted(_ name: String) -> TableName {
+        table(name)
     }
 
     /// Migrations in order, each identified by a stable name. New ones are appended (features may
@@ -32,23 +31,20 @@ struct SystemDatabase: Sendable {
     func migrate(logger: Logger) async throws {
         if let schema {
             try await database.transaction { connection in
-                try await connection.execute(SQLStatement("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))"))
+                try await connection.execute("CREATE SCHEMA IF NOT EXISTS \(identifier: schema)")
             }
         }
         let applied = try await database.transaction { connection -> Set<String> in
-            try await connection.execute(SQLStatement(
-                "CREATE TABLE IF NOT EXISTS \(quoted("strata_migrations")) (\"id\" VARCHAR(128) NOT NULL PRIMARY KEY)"))
-            let rows = try await connection.query(SQLStatement("SELECT \"id\" FROM \(quoted("strata_migrations"))"), types: [.string])
+            try await connection.execute("CREATE TABLE IF NOT EXISTS \(quoted("strata_migrations")) (\"id\" VARCHAR(128) NOT NULL PRIMARY KEY)")
+            let rows = try await connection.query("SELECT \"id\" FROM \(quoted("strata_migrations"))", types: [.string])
             return Set(rows.rows.compactMap { $0[0].stringValue })
         }
         for migration in migrations where !applied.contains(migration.id) {
             try await database.transaction { connection in
                 for statement in migration.statements {
-                    try await connection.execute(SQLStatement(statement))
+                    try await connection.execute(statement)
                 }
-                try await connection.execute(SQLStatement(
-                    "INSERT INTO \(quoted("strata_migrations")) (\"id\") VALUES (\(dialect.placeholder(1)))",
-                    binds: [.string(migration.id)]))
+                try await connection.execute("INSERT INTO \(quoted("strata_migrations")) (\"id\") VALUES (\(bind: .string(migration.id)))")
             }
             logger.info("Applied system migration", metadata: ["migration": .string(migration.id)])
         }
@@ -58,5 +54,5 @@ struct SystemDatabase: Sendable {
 struct SystemMigration: Sendable {
     /// A stable name, `<feature>.<n>`, recorded once the migration has run.
     var id: String
-    var statements: [String]
+    var statements: [SQL]
 }

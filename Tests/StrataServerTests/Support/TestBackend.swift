@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StrataSQL
 @testable import StrataServer
 import Testing
 
@@ -196,13 +197,13 @@ extension TestDatabases {
             try await Self.withAdminClient(endpoint, database: location.database ?? "postgres") { client in
                 // As long as the test servers wait (see `configuration`): a loaded start of a full run.
                 let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger, connectionWait: .seconds(60))
-                _ = try await store.provision(service, scripts: scripts)
+                _ = try await store.provision(service, scripts: scripts.map { try SQLScript.fixture($0) })
                 try await Self.allowAnonymousReads(service, store)
             }
         default:
             let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
                                                           counter: .none, logger: Self.logger)
-            _ = try await store.provision(service, scripts: scripts)
+            _ = try await store.provision(service, scripts: scripts.map { try SQLScript.fixture($0) })
             try await Self.allowAnonymousReads(service, store)
             await store.close()
         }
@@ -283,5 +284,16 @@ extension PostgresTestCluster.Endpoint {
     /// The test cluster as a server configured with `location` reaches it (TCP or socket directory).
     init(_ location: PostgresLocation) {
         self.init(host: location.host, port: location.port, user: location.username)
+    }
+}
+
+extension SQLScript {
+    /// A test fixture's script, written to a file and read back: the way every script Strata runs
+    /// arrives (a file shipped with it or given by an operator), never a `String` from code.
+    static func fixture(_ text: String) throws -> SQLScript {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-fixture-\(UUID().uuidString).sql")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try SQLScript(contentsOf: file)
     }
 }

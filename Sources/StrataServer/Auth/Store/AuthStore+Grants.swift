@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 extension AuthStore {
     // MARK: Grants
@@ -17,14 +18,12 @@ extension AuthStore {
 
     /// Every grant, or those of one service.
     func listGrants(service: String? = nil) async throws -> [TableGrant] {
-        var sql = "SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(q("role_grants"))"
-        var binds: [ODataValue] = []
+        var sql: SQL = "SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(q("role_grants"))"
         if let service {
-            sql += " WHERE \"service\" = \(p(1))"
-            binds.append(.string(service))
+            sql += " WHERE \"service\" = \(bind: .string(service))"
         }
         sql += " ORDER BY \"service\", \"role\", \"table_name\", \"action\""
-        let statement = SQLStatement(sql, binds: binds)
+        let statement = SQLStatement(sql, dialect: dialect)
         let rows = try await database.read { try await $0.query(statement, types: Self.grantTypes) }
         return rows.rows.compactMap(Self.grant)
     }
@@ -36,12 +35,10 @@ extension AuthStore {
             for grant in grants {
                 let key: [ODataValue] = [.string(grant.role), .string(grant.service), .string(grant.table ?? Self.every),
                                          .string(grant.action.rawValue)]
-                try await connection.execute(SQLStatement(
-                    "DELETE FROM \(table) WHERE \"role\" = \(p(1)) AND \"service\" = \(p(2)) AND \"table_name\" = \(p(3)) AND \"action\" = \(p(4))",
-                    binds: key))
-                try await connection.execute(SQLStatement(
-                    "INSERT INTO \(table) (\"role\", \"service\", \"table_name\", \"action\", \"row_filter\") VALUES (\(system.placeholders(5)))",
-                    binds: key + [grant.rowFilter.map(ODataValue.string) ?? .null]))
+                try await connection.execute(
+                    "DELETE FROM \(table) WHERE \"role\" = \(bind: key[0]) AND \"service\" = \(bind: key[1]) AND \"table_name\" = \(bind: key[2]) AND \"action\" = \(bind: key[3])")
+                try await connection.execute(
+                    "INSERT INTO \(table) (\"role\", \"service\", \"table_name\", \"action\", \"row_filter\") VALUES (\(SQL.binds(key + [grant.rowFilter.map(ODataValue.string) ?? .null])))")
             }
         }
     }
@@ -49,19 +46,15 @@ extension AuthStore {
     /// Removes a role's grants on a service, narrowed to a table and to actions when given.
     /// Answers how many were removed.
     func removeGrants(role: String, service: String, table: String?, actions: [TableAction]?) async throws -> Int {
-        var sql = "DELETE FROM \(q("role_grants")) WHERE \"role\" = \(p(1)) AND \"service\" = \(p(2))"
-        var binds: [ODataValue] = [.string(role), .string(service)]
+        var sql: SQL = "DELETE FROM \(q("role_grants")) WHERE \"role\" = \(bind: .string(role)) AND \"service\" = \(bind: .string(service))"
         if let table {
-            binds.append(.string(table))
-            sql += " AND \"table_name\" = \(p(binds.count))"
+            sql += " AND \"table_name\" = \(bind: .string(table))"
         }
         if let actions, !actions.isEmpty {
-            let first = binds.count + 1
-            binds += actions.map { .string($0.rawValue) }
-            sql += " AND \"action\" IN (\(system.placeholders(actions.count, from: first)))"
+            sql += " AND \"action\" IN (\(SQL.binds(actions.map { .string($0.rawValue) })))"
         }
         sql += " RETURNING \"role\""
-        let statement = SQLStatement(sql, binds: binds)
+        let statement = SQLStatement(sql, dialect: dialect)
         let rows = try await write { try await $0.query(statement) }
         return rows.rows.count
     }
@@ -84,7 +77,7 @@ extension AuthStore {
     /// Every service with a stored setting.
     func listAnonymousAccess() async throws -> [String: AnonymousAccess] {
         let rows = try await database.read { connection in
-            try await connection.query(SQLStatement("SELECT \"service\", \"anonymous\" FROM \(q("service_access"))"), types: [.string, .string])
+            try await connection.query("SELECT \"service\", \"anonymous\" FROM \(q("service_access"))", types: [.string, .string])
         }
         return Self.anonymousSettings(rows.rows)
     }
@@ -98,18 +91,16 @@ extension AuthStore {
     /// Part of a caller's transaction, which must be a ``write(_:)``.
     func setAnonymousAccess(_ service: String, _ access: AnonymousAccess, _ connection: any DatabaseConnection) async throws {
         let table = q("service_access")
-        try await connection.execute(SQLStatement("DELETE FROM \(table) WHERE \"service\" = \(p(1))", binds: [.string(service)]))
-        try await connection.execute(SQLStatement(
-            "INSERT INTO \(table) (\"service\", \"anonymous\") VALUES (\(p(1)), \(p(2)))", binds: [.string(service), .string(access.rawValue)]))
+        try await connection.execute("DELETE FROM \(table) WHERE \"service\" = \(bind: .string(service))")
+        try await connection.execute("INSERT INTO \(table) (\"service\", \"anonymous\") VALUES (\(bind: .string(service)), \(bind: .string(access.rawValue)))")
     }
 
     // MARK: Snapshot
 
     /// Both tables in one read, for ``AccessSettingsCache``.
     static func readAccessSettings(_ system: SystemDatabase) async throws -> AccessSettings {
-        let grantsStatement = SQLStatement(
-            "SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(system.quoted("role_grants"))")
-        let accessStatement = SQLStatement("SELECT \"service\", \"anonymous\" FROM \(system.quoted("service_access"))")
+        let grantsStatement = SQLStatement("SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(system.quoted("role_grants"))", dialect: system.dialect)
+        let accessStatement = SQLStatement("SELECT \"service\", \"anonymous\" FROM \(system.quoted("service_access"))", dialect: system.dialect)
         let (grants, access) = try await system.database.read { connection in
             (try await connection.query(grantsStatement, types: grantTypes), try await connection.query(accessStatement, types: [.string, .string]))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// An identity provider whose tokens Strata accepts: its `iss`, the audience its tokens must name,
 /// and its signing keys as a JWKS document.
@@ -136,17 +137,15 @@ struct EmailAddress {
 extension AuthStore {
     /// Every trusted issuer with its rules, or the one named.
     func issuers(named issuer: String? = nil) async throws -> [TrustedIssuer] {
-        var issuerSQL = "SELECT \"issuer\", \"audience\", \"jwks\" FROM \(q("trusted_issuers"))"
-        var rulesSQL = "SELECT \"issuer\", \"claim\", \"match\", \"value\", \"role\", \"allow_unverified\" FROM \(q("issuer_rules"))"
-        var binds: [ODataValue] = []
+        var issuerSQL: SQL = "SELECT \"issuer\", \"audience\", \"jwks\" FROM \(q("trusted_issuers"))"
+        var rulesSQL: SQL = "SELECT \"issuer\", \"claim\", \"match\", \"value\", \"role\", \"allow_unverified\" FROM \(q("issuer_rules"))"
         if let issuer {
-            issuerSQL += " WHERE \"issuer\" = \(p(1))"
-            rulesSQL += " WHERE \"issuer\" = \(p(1))"
-            binds = [.string(issuer)]
+            issuerSQL += " WHERE \"issuer\" = \(bind: .string(issuer))"
+            rulesSQL += " WHERE \"issuer\" = \(bind: .string(issuer))"
         }
         issuerSQL += " ORDER BY \"issuer\""
         rulesSQL += " ORDER BY \"claim\", \"match\", \"value\", \"role\""
-        let issuerStatement = SQLStatement(issuerSQL, binds: binds), rulesStatement = SQLStatement(rulesSQL, binds: binds)
+        let issuerStatement = SQLStatement(issuerSQL, dialect: dialect), rulesStatement = SQLStatement(rulesSQL, dialect: dialect)
         let (issuerRows, ruleRows) = try await database.read { connection in
             (try await connection.query(issuerStatement, types: [.string, .string, .string]),
              try await connection.query(rulesStatement, types: [.string, .string, .string, .string, .string, .boolean]))
@@ -170,20 +169,14 @@ extension AuthStore {
     func putIssuer(_ issuer: TrustedIssuer, keepRules: Bool, now: Date) async throws {
         let issuers = q("trusted_issuers"), rules = q("issuer_rules")
         try await write { connection in
-            let existing = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(issuers) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer.issuer)]))
+            let existing = try await connection.query("SELECT 1 FROM \(issuers) WHERE \"issuer\" = \(bind: .string(issuer.issuer))")
             if existing.rows.isEmpty {
-                try await connection.execute(SQLStatement(
-                    "INSERT INTO \(issuers) (\"issuer\", \"audience\", \"jwks\", \"created_at\") VALUES (\(system.placeholders(4)))",
-                    binds: [.string(issuer.issuer), .string(issuer.audience), .string(issuer.jwks), .int64(Self.seconds(now))]))
+                try await connection.execute("INSERT INTO \(issuers) (\"issuer\", \"audience\", \"jwks\", \"created_at\") VALUES (\(SQL.binds([.string(issuer.issuer), .string(issuer.audience), .string(issuer.jwks), .int64(Self.seconds(now))])))")
             } else {
-                try await connection.execute(SQLStatement(
-                    "UPDATE \(issuers) SET \"audience\" = \(p(1)), \"jwks\" = \(p(2)) WHERE \"issuer\" = \(p(3))",
-                    binds: [.string(issuer.audience), .string(issuer.jwks), .string(issuer.issuer)]))
+                try await connection.execute("UPDATE \(issuers) SET \"audience\" = \(bind: .string(issuer.audience)), \"jwks\" = \(bind: .string(issuer.jwks)) WHERE \"issuer\" = \(bind: .string(issuer.issuer))")
             }
             if !keepRules {
-                try await connection.execute(SQLStatement(
-                    "DELETE FROM \(rules) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer.issuer)]))
+                try await connection.execute("DELETE FROM \(rules) WHERE \"issuer\" = \(bind: .string(issuer.issuer))")
             }
             for rule in issuer.rules {
                 try await insertRule(rule, issuer: issuer.issuer, connection)
@@ -195,20 +188,17 @@ extension AuthStore {
         let rules = q("issuer_rules")
         let stored = rule.storedMatch
         let key: [ODataValue] = [.string(issuer), .string(rule.claim), .string(stored.kind), .string(stored.value), .string(rule.role)]
-        let existing = try await connection.query(SQLStatement(
-            "SELECT 1 FROM \(rules) WHERE \"issuer\" = \(p(1)) AND \"claim\" = \(p(2)) AND \"match\" = \(p(3)) AND \"value\" = \(p(4)) AND \"role\" = \(p(5))",
-            binds: key))
+        let existing = try await connection.query(
+            "SELECT 1 FROM \(rules) WHERE \"issuer\" = \(bind: key[0]) AND \"claim\" = \(bind: key[1]) AND \"match\" = \(bind: key[2]) AND \"value\" = \(bind: key[3]) AND \"role\" = \(bind: key[4])")
         guard existing.rows.isEmpty else { return }
-        try await connection.execute(SQLStatement(
-            "INSERT INTO \(rules) (\"issuer\", \"claim\", \"match\", \"value\", \"role\", \"allow_unverified\") VALUES (\(system.placeholders(6)))",
-            binds: key + [.boolean(rule.allowsUnverifiedEmail)]))
+        try await connection.execute(
+            "INSERT INTO \(rules) (\"issuer\", \"claim\", \"match\", \"value\", \"role\", \"allow_unverified\") VALUES (\(SQL.binds(key + [.boolean(rule.allowsUnverifiedEmail)])))")
     }
 
     func addRule(_ rule: ClaimRule, issuer: String) async throws {
         let issuers = q("trusted_issuers")
         let found = try await write { connection -> Bool in
-            let existing = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(issuers) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer)]))
+            let existing = try await connection.query("SELECT 1 FROM \(issuers) WHERE \"issuer\" = \(bind: .string(issuer))")
             guard !existing.rows.isEmpty else { return false }
             try await insertRule(rule, issuer: issuer, connection)
             return true
@@ -219,9 +209,7 @@ extension AuthStore {
     /// Removes a rule; answers whether it existed.
     func removeRule(_ rule: ClaimRule, issuer: String) async throws -> Bool {
         let stored = rule.storedMatch
-        let statement = SQLStatement(
-            "DELETE FROM \(q("issuer_rules")) WHERE \"issuer\" = \(p(1)) AND \"claim\" = \(p(2)) AND \"match\" = \(p(3)) AND \"value\" = \(p(4)) AND \"role\" = \(p(5)) RETURNING \"role\"",
-            binds: [.string(issuer), .string(rule.claim), .string(stored.kind), .string(stored.value), .string(rule.role)])
+        let statement = SQLStatement("DELETE FROM \(q("issuer_rules")) WHERE \"issuer\" = \(bind: .string(issuer)) AND \"claim\" = \(bind: .string(rule.claim)) AND \"match\" = \(bind: .string(stored.kind)) AND \"value\" = \(bind: .string(stored.value)) AND \"role\" = \(bind: .string(rule.role)) RETURNING \"role\"", dialect: dialect)
         let rows = try await write { try await $0.query(statement) }
         return !rows.rows.isEmpty
     }
@@ -230,9 +218,8 @@ extension AuthStore {
     func removeIssuer(_ issuer: String) async throws {
         let issuers = q("trusted_issuers"), sessions = q("auth_sessions")
         let found = try await write { connection -> Bool in
-            try await connection.execute(SQLStatement("DELETE FROM \(sessions) WHERE \"issuer\" = \(p(1))", binds: [.string(issuer)]))
-            let rows = try await connection.query(SQLStatement(
-                "DELETE FROM \(issuers) WHERE \"issuer\" = \(p(1)) RETURNING \"issuer\"", binds: [.string(issuer)]))
+            try await connection.execute("DELETE FROM \(sessions) WHERE \"issuer\" = \(bind: .string(issuer))")
+            let rows = try await connection.query("DELETE FROM \(issuers) WHERE \"issuer\" = \(bind: .string(issuer)) RETURNING \"issuer\"")
             return !rows.rows.isEmpty
         }
         guard found else { throw Self.noIssuer(issuer) }

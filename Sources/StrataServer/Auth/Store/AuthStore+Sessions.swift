@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// A sign-in and the family of refresh tokens it issued.
 struct StoredSession: Sendable {
@@ -29,7 +30,7 @@ enum RefreshOutcome: Sendable {
 }
 
 extension AuthStore {
-    private static let sessionColumns = "\"id\", \"subject\", \"issuer\", \"claims\", \"created_at\", \"expires_at\", \"revoked_at\""
+    private static let sessionColumns = SQL.identifiers(["id", "subject", "issuer", "claims", "created_at", "expires_at", "revoked_at"])
     private static let sessionTypes: [EDMPrimitiveType?] = [.string, .string, .string, .string, .int64, .int64, .int64]
 
     private static func session(_ row: [ODataValue]) -> StoredSession? {
@@ -45,20 +46,18 @@ extension AuthStore {
     func createSession(_ session: StoredSession, refreshHash: String) async throws {
         let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
         try await database.transaction { connection in
-            try await connection.execute(SQLStatement(
-                "INSERT INTO \(sessions) (\(Self.sessionColumns)) VALUES (\(system.placeholders(7)))",
-                binds: [.string(session.id), .string(session.subject), session.issuer.map(ODataValue.string) ?? .null,
-                        session.claims.map(ODataValue.string) ?? .null, .int64(session.createdAt), .int64(session.expiresAt), .null]))
-            try await connection.execute(SQLStatement(
-                "INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(p(1)), \(p(2)), \(p(3)), NULL)",
-                binds: [.string(refreshHash), .string(session.id), .int64(session.createdAt)]))
+            let values: [ODataValue] = [
+                .string(session.id), .string(session.subject), session.issuer.map(ODataValue.string) ?? .null,
+                session.claims.map(ODataValue.string) ?? .null, .int64(session.createdAt), .int64(session.expiresAt), .null,
+            ]
+            try await connection.execute("INSERT INTO \(sessions) (\(Self.sessionColumns)) VALUES (\(SQL.binds(values)))")
+            try await connection.execute("INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(bind: .string(refreshHash)), \(bind: .string(session.id)), \(bind: .int64(session.createdAt)), NULL)")
         }
     }
 
     func session(_ id: String) async throws -> StoredSession? {
         let rows = try await database.read { connection in
-            try await connection.query(SQLStatement(
-                "SELECT \(Self.sessionColumns) FROM \(q("auth_sessions")) WHERE \"id\" = \(p(1))", binds: [.string(id)]),
+            try await connection.query("SELECT \(Self.sessionColumns) FROM \(q("auth_sessions")) WHERE \"id\" = \(bind: .string(id))",
                 types: Self.sessionTypes)
         }
         return rows.rows.first.flatMap(Self.session)
@@ -66,9 +65,7 @@ extension AuthStore {
 
     func revokeSession(_ id: String, now: Int64) async throws {
         try await write { connection in
-            try await connection.execute(SQLStatement(
-                "UPDATE \(q("auth_sessions")) SET \"revoked_at\" = \(p(1)) WHERE \"id\" = \(p(2)) AND \"revoked_at\" IS NULL",
-                binds: [.int64(now), .string(id)]))
+            try await connection.execute("UPDATE \(q("auth_sessions")) SET \"revoked_at\" = \(bind: .int64(now)) WHERE \"id\" = \(bind: .string(id)) AND \"revoked_at\" IS NULL")
         }
     }
 
@@ -77,27 +74,19 @@ extension AuthStore {
     func rotateRefreshToken(hash: String, newHash: String, now: Int64) async throws -> RefreshOutcome {
         let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
         return try await write { connection -> RefreshOutcome in
-            let found = try await connection.query(SQLStatement(
-                "SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(p(1))", binds: [.string(hash)]),
+            let found = try await connection.query("SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(bind: .string(hash))",
                 types: [.string])
             guard let row = found.rows.first, let sessionID = row[0].stringValue else { return .unknown }
-            let sessionRows = try await connection.query(SQLStatement(
-                "SELECT \(Self.sessionColumns) FROM \(sessions) WHERE \"id\" = \(p(1))", binds: [.string(sessionID)]),
+            let sessionRows = try await connection.query("SELECT \(Self.sessionColumns) FROM \(sessions) WHERE \"id\" = \(bind: .string(sessionID))",
                 types: Self.sessionTypes)
             guard let session = sessionRows.rows.first.flatMap(Self.session), session.isActive(at: now) else { return .ended }
             // Only one of two concurrent presentations of the same token can flip `used_at`.
-            let claimed = try await connection.query(SQLStatement(
-                "UPDATE \(refresh) SET \"used_at\" = \(p(1)) WHERE \"token_hash\" = \(p(2)) AND \"used_at\" IS NULL RETURNING \"session_id\"",
-                binds: [.int64(now), .string(hash)]))
+            let claimed = try await connection.query("UPDATE \(refresh) SET \"used_at\" = \(bind: .int64(now)) WHERE \"token_hash\" = \(bind: .string(hash)) AND \"used_at\" IS NULL RETURNING \"session_id\"")
             guard !claimed.rows.isEmpty else {
-                try await connection.execute(SQLStatement(
-                    "UPDATE \(sessions) SET \"revoked_at\" = \(p(1)) WHERE \"id\" = \(p(2)) AND \"revoked_at\" IS NULL",
-                    binds: [.int64(now), .string(sessionID)]))
+                try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(now)) WHERE \"id\" = \(bind: .string(sessionID)) AND \"revoked_at\" IS NULL")
                 return .reused
             }
-            try await connection.execute(SQLStatement(
-                "INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(p(1)), \(p(2)), \(p(3)), NULL)",
-                binds: [.string(newHash), .string(sessionID), .int64(now)]))
+            try await connection.execute("INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(bind: .string(newHash)), \(bind: .string(sessionID)), \(bind: .int64(now)), NULL)")
             return .rotated(session)
         }
     }
@@ -106,12 +95,9 @@ extension AuthStore {
     func revokeSession(refreshHash: String, now: Int64) async throws -> Bool {
         let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
         return try await write { connection -> Bool in
-            let found = try await connection.query(SQLStatement(
-                "SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(p(1))", binds: [.string(refreshHash)]), types: [.string])
+            let found = try await connection.query("SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(bind: .string(refreshHash))", types: [.string])
             guard let sessionID = found.rows.first?[0].stringValue else { return false }
-            try await connection.execute(SQLStatement(
-                "UPDATE \(sessions) SET \"revoked_at\" = \(p(1)) WHERE \"id\" = \(p(2)) AND \"revoked_at\" IS NULL",
-                binds: [.int64(now), .string(sessionID)]))
+            try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(now)) WHERE \"id\" = \(bind: .string(sessionID)) AND \"revoked_at\" IS NULL")
             return true
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// Reads and writes the account tables of the system database (see `SystemDatabase+Accounts.swift`).
 ///
@@ -36,8 +37,7 @@ struct AuthStore: Sendable {
     var database: any Database { system.database }
     var dialect: SQLDialect { system.dialect }
 
-    func q(_ table: String) -> String { system.quoted(table) }
-    func p(_ position: Int) -> String { system.p(position) }
+    func q(_ table: String) -> TableName { system.table(table) }
 
     /// `*` in key columns stands for "every service" or "every table".
     static let every = "*"
@@ -55,12 +55,11 @@ struct AuthStore: Sendable {
     /// An account with its roles, in one statement (every authenticated request needs both).
     func accountWithRoles(_ username: String) async throws -> (account: StoredAccount, roles: [RoleAssignment])? {
         let rows = try await database.read { connection in
-            try await connection.query(SQLStatement(
-                """
+            try await connection.query("""
                 SELECT a."username", a."password_hash", a."created_at", r."role", r."service"
                 FROM \(q("accounts")) a LEFT JOIN \(q("account_roles")) r ON r."username" = a."username"
-                WHERE a."username" = \(p(1)) ORDER BY r."role", r."service"
-                """, binds: [.string(username)]), types: [.string, .string, .int64, .string, .string])
+                WHERE a."username" = \(bind: .string(username)) ORDER BY r."role", r."service"
+                """, types: [.string, .string, .int64, .string, .string])
         }
         guard let first = rows.rows.first, let name = first[0].stringValue, let hash = first[1].stringValue else { return nil }
         let account = StoredAccount(username: name, passwordHash: hash, createdAt: first[2].integerValue ?? 0)
@@ -76,16 +75,11 @@ struct AuthStore: Sendable {
     func createAccount(_ username: String, passwordHash: String, roles: [RoleAssignment], now: Date) async throws {
         let accounts = q("accounts"), accountRoles = q("account_roles")
         let created = try await write { connection -> Bool in
-            let existing = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(accounts) WHERE \"username\" = \(p(1))", binds: [.string(username)]))
+            let existing = try await connection.query("SELECT 1 FROM \(accounts) WHERE \"username\" = \(bind: .string(username))")
             guard existing.rows.isEmpty else { return false }
-            try await connection.execute(SQLStatement(
-                "INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(p(1)), \(p(2)), \(p(3)))",
-                binds: [.string(username), .string(passwordHash), .int64(Self.seconds(now))]))
+            try await connection.execute("INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(bind: .string(username)), \(bind: .string(passwordHash)), \(bind: .int64(Self.seconds(now))))")
             for assignment in Set(roles) {
-                try await connection.execute(SQLStatement(
-                    "INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(p(1)), \(p(2)), \(p(3)))",
-                    binds: [.string(username), .string(assignment.role), .string(assignment.service ?? Self.every)]))
+                try await connection.execute("INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(bind: .string(username)), \(bind: .string(assignment.role)), \(bind: .string(assignment.service ?? Self.every)))")
             }
             return true
         }
@@ -98,13 +92,9 @@ struct AuthStore: Sendable {
     func setPassword(_ username: String, passwordHash: String, now: Date) async throws {
         let accounts = q("accounts"), sessions = q("auth_sessions")
         let found = try await write { connection -> Bool in
-            let rows = try await connection.query(SQLStatement(
-                "UPDATE \(accounts) SET \"password_hash\" = \(p(1)) WHERE \"username\" = \(p(2)) RETURNING \"username\"",
-                binds: [.string(passwordHash), .string(username)]))
+            let rows = try await connection.query("UPDATE \(accounts) SET \"password_hash\" = \(bind: .string(passwordHash)) WHERE \"username\" = \(bind: .string(username)) RETURNING \"username\"")
             guard !rows.rows.isEmpty else { return false }
-            try await connection.execute(SQLStatement(
-                "UPDATE \(sessions) SET \"revoked_at\" = \(p(1)) WHERE \"subject\" = \(p(2)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL",
-                binds: [.int64(Self.seconds(now)), .string(username)]))
+            try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(Self.seconds(now))) WHERE \"subject\" = \(bind: .string(username)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL")
             return true
         }
         guard found else { throw Self.noAccount(username) }
@@ -114,10 +104,8 @@ struct AuthStore: Sendable {
     func removeAccount(_ username: String) async throws {
         let accounts = q("accounts"), sessions = q("auth_sessions")
         let found = try await write { connection -> Bool in
-            try await connection.execute(SQLStatement(
-                "DELETE FROM \(sessions) WHERE \"subject\" = \(p(1)) AND \"issuer\" IS NULL", binds: [.string(username)]))
-            let rows = try await connection.query(SQLStatement(
-                "DELETE FROM \(accounts) WHERE \"username\" = \(p(1)) RETURNING \"username\"", binds: [.string(username)]))
+            try await connection.execute("DELETE FROM \(sessions) WHERE \"subject\" = \(bind: .string(username)) AND \"issuer\" IS NULL")
+            let rows = try await connection.query("DELETE FROM \(accounts) WHERE \"username\" = \(bind: .string(username)) RETURNING \"username\"")
             return !rows.rows.isEmpty
         }
         guard found else { throw Self.noAccount(username) }
@@ -125,10 +113,8 @@ struct AuthStore: Sendable {
 
     func listAccounts() async throws -> [AccountSummary] {
         let (accounts, roles) = try await database.read { connection in
-            let accounts = try await connection.query(SQLStatement(
-                "SELECT \"username\", \"created_at\" FROM \(q("accounts")) ORDER BY \"username\""), types: [.string, .int64])
-            let roles = try await connection.query(SQLStatement(
-                "SELECT \"username\", \"role\", \"service\" FROM \(q("account_roles")) ORDER BY \"role\", \"service\""),
+            let accounts = try await connection.query("SELECT \"username\", \"created_at\" FROM \(q("accounts")) ORDER BY \"username\"", types: [.string, .int64])
+            let roles = try await connection.query("SELECT \"username\", \"role\", \"service\" FROM \(q("account_roles")) ORDER BY \"role\", \"service\"",
                 types: [.string, .string, .string])
             return (accounts, roles)
         }
@@ -150,16 +136,11 @@ struct AuthStore: Sendable {
         let accounts = q("accounts"), accountRoles = q("account_roles")
         let service = assignment.service ?? Self.every
         let outcome = try await write { connection -> Bool? in
-            let account = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(accounts) WHERE \"username\" = \(p(1))", binds: [.string(username)]))
+            let account = try await connection.query("SELECT 1 FROM \(accounts) WHERE \"username\" = \(bind: .string(username))")
             guard !account.rows.isEmpty else { return nil }
-            let held = try await connection.query(SQLStatement(
-                "SELECT 1 FROM \(accountRoles) WHERE \"username\" = \(p(1)) AND \"role\" = \(p(2)) AND \"service\" = \(p(3))",
-                binds: [.string(username), .string(assignment.role), .string(service)]))
+            let held = try await connection.query("SELECT 1 FROM \(accountRoles) WHERE \"username\" = \(bind: .string(username)) AND \"role\" = \(bind: .string(assignment.role)) AND \"service\" = \(bind: .string(service))")
             guard held.rows.isEmpty else { return false }
-            try await connection.execute(SQLStatement(
-                "INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(p(1)), \(p(2)), \(p(3)))",
-                binds: [.string(username), .string(assignment.role), .string(service)]))
+            try await connection.execute("INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(bind: .string(username)), \(bind: .string(assignment.role)), \(bind: .string(service)))")
             return true
         }
         guard let outcome else { throw Self.noAccount(username) }
@@ -170,9 +151,7 @@ struct AuthStore: Sendable {
     @discardableResult
     func removeRole(_ username: String, _ assignment: RoleAssignment) async throws -> Bool {
         let rows = try await write { connection in
-            try await connection.query(SQLStatement(
-                "DELETE FROM \(q("account_roles")) WHERE \"username\" = \(p(1)) AND \"role\" = \(p(2)) AND \"service\" = \(p(3)) RETURNING \"role\"",
-                binds: [.string(username), .string(assignment.role), .string(assignment.service ?? Self.every)]))
+            try await connection.query("DELETE FROM \(q("account_roles")) WHERE \"username\" = \(bind: .string(username)) AND \"role\" = \(bind: .string(assignment.role)) AND \"service\" = \(bind: .string(assignment.service ?? Self.every)) RETURNING \"role\"")
         }
         return !rows.rows.isEmpty
     }
@@ -185,16 +164,14 @@ struct AuthStore: Sendable {
 
     func state(_ name: String) async throws -> String? {
         let rows = try await database.read { connection in
-            try await connection.query(SQLStatement(
-                "SELECT \"value\" FROM \(q("auth_state")) WHERE \"name\" = \(p(1))", binds: [.string(name)]), types: [.string])
+            try await connection.query("SELECT \"value\" FROM \(q("auth_state")) WHERE \"name\" = \(bind: .string(name))", types: [.string])
         }
         return rows.rows.first?[0].stringValue
     }
 
     func setState(_ name: String, _ value: String, _ connection: any DatabaseConnection) async throws {
-        try await connection.execute(SQLStatement("DELETE FROM \(q("auth_state")) WHERE \"name\" = \(p(1))", binds: [.string(name)]))
-        try await connection.execute(SQLStatement(
-            "INSERT INTO \(q("auth_state")) (\"name\", \"value\") VALUES (\(p(1)), \(p(2)))", binds: [.string(name), .string(value)]))
+        try await connection.execute("DELETE FROM \(q("auth_state")) WHERE \"name\" = \(bind: .string(name))")
+        try await connection.execute("INSERT INTO \(q("auth_state")) (\"name\", \"value\") VALUES (\(bind: .string(name)), \(bind: .string(value)))")
     }
 }
 

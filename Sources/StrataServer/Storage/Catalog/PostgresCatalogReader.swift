@@ -1,16 +1,17 @@
 import StrataCore
+import StrataSQL
 
 /// Reads tables, columns, keys and foreign keys of one PostgreSQL schema from `pg_catalog`.
 struct PostgresCatalogReader: CatalogReader {
     let schema: String
 
     func readTables(_ connection: any DatabaseConnection) async throws -> [CatalogTable] {
-        let relations = try await connection.query(SQLStatement("""
+        let relations = try await connection.query("""
             SELECT c.relname::text, c.relkind::text
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+            WHERE n.nspname = \(bind: .string(schema)) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
             ORDER BY c.relname
-            """, binds: [.string(schema)]), types: [.string, .string])
+            """, types: [.string, .string])
         var tables: [String: CatalogTable] = [:]
         var order: [String] = []
         for row in relations.rows {
@@ -26,7 +27,7 @@ struct PostgresCatalogReader: CatalogReader {
     }
 
     private func readColumns(into tables: inout [String: CatalogTable], _ connection: any DatabaseConnection) async throws {
-        let rows = try await connection.query(SQLStatement("""
+        let rows = try await connection.query("""
             SELECT c.relname::text, a.attname::text, t.typname::text, a.atttypmod, a.attnotnull, a.atthasdef,
                    a.attidentity::text, a.attgenerated::text, coalesce(pg_get_expr(d.adbin, d.adrelid), '')
             FROM pg_catalog.pg_attribute a
@@ -34,9 +35,9 @@ struct PostgresCatalogReader: CatalogReader {
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-            WHERE n.nspname = $1 AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+            WHERE n.nspname = \(bind: .string(schema)) AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
             ORDER BY c.relname, a.attnum
-            """, binds: [.string(schema)]),
+            """,
             types: [.string, .string, .string, .int32, .boolean, .boolean, .string, .string, .string])
         for row in rows.rows {
             guard let table = row[0].stringValue, tables[table] != nil, let name = row[1].stringValue,
@@ -58,7 +59,7 @@ struct PostgresCatalogReader: CatalogReader {
 
     private func readKeys(into tables: inout [String: CatalogTable], _ connection: any DatabaseConnection) async throws {
         // Unique indexes over plain columns, including the primary key; partial and expression indexes cannot identify rows.
-        let rows = try await connection.query(SQLStatement("""
+        let rows = try await connection.query("""
             SELECT c.relname::text, i.relname::text, x.indisprimary, k.ord::int4, a.attname::text
             FROM pg_catalog.pg_index x
             JOIN pg_catalog.pg_class c ON c.oid = x.indrelid
@@ -66,10 +67,10 @@ struct PostgresCatalogReader: CatalogReader {
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
-            WHERE n.nspname = $1 AND x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL
+            WHERE n.nspname = \(bind: .string(schema)) AND x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL
               AND k.ord <= x.indnkeyatts
             ORDER BY c.relname, x.indisprimary DESC, i.relname, k.ord
-            """, binds: [.string(schema)]), types: [.string, .string, .boolean, .int32, .string])
+            """, types: [.string, .string, .boolean, .int32, .string])
         var current: (table: String, index: String, primary: Bool, columns: [String])?
         func flush() {
             guard let entry = current, tables[entry.table] != nil else { return }
@@ -93,7 +94,7 @@ struct PostgresCatalogReader: CatalogReader {
 
     private func readForeignKeys(into tables: inout [String: CatalogTable], _ connection: any DatabaseConnection) async throws {
         // Only foreign keys between tables of this schema (this service) become associations.
-        let rows = try await connection.query(SQLStatement("""
+        let rows = try await connection.query("""
             SELECT con.conname::text, c.relname::text, f.relname::text, k.ord::int4, a.attname::text, fa.attname::text
             FROM pg_catalog.pg_constraint con
             JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
@@ -103,9 +104,9 @@ struct PostgresCatalogReader: CatalogReader {
             CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
             JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
             JOIN pg_catalog.pg_attribute fa ON fa.attrelid = con.confrelid AND fa.attnum = con.confkey[k.ord]
-            WHERE con.contype = 'f' AND n.nspname = $1 AND fn.nspname = $1
+            WHERE con.contype = 'f' AND n.nspname = \(bind: .string(schema)) AND fn.nspname = \(bind: .string(schema))
             ORDER BY c.relname, con.conname, k.ord
-            """, binds: [.string(schema)]), types: [.string, .string, .string, .int32, .string, .string])
+            """, types: [.string, .string, .string, .int32, .string, .string])
         var current: (table: String, key: CatalogForeignKey)?
         func flush() {
             guard let entry = current, tables[entry.table] != nil else { return }

@@ -1,10 +1,10 @@
 import StrataCore
+import StrataSQL
 
 /// Reads tables, columns, keys and foreign keys of a SQLite file through its pragma table functions.
 struct SQLiteCatalogReader: CatalogReader {
     func readTables(_ connection: any DatabaseConnection) async throws -> [CatalogTable] {
-        let objects = try await connection.query(SQLStatement(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"),
+        let objects = try await connection.query("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
             types: [.string, .string])
         var tables: [CatalogTable] = []
         for row in objects.rows {
@@ -16,7 +16,7 @@ struct SQLiteCatalogReader: CatalogReader {
 
     private func readTable(name: String, isView: Bool, _ connection: any DatabaseConnection) async throws -> CatalogTable {
         let info = try await connection.query(
-            SQLStatement("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", binds: [.string(name)]),
+            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(\(bind: .string(name)))",
             types: [.string, .string, .int64, .string, .int64])
         var columns: [CatalogColumn] = []
         var keyed: [(position: Int64, name: String)] = []
@@ -49,19 +49,19 @@ struct SQLiteCatalogReader: CatalogReader {
 
     private func primaryKey(of table: String, _ connection: any DatabaseConnection) async throws -> [String] {
         let rows = try await connection.query(
-            SQLStatement("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", binds: [.string(table)]), types: [.string])
+            "SELECT name FROM pragma_table_info(\(bind: .string(table))) WHERE pk > 0 ORDER BY pk", types: [.string])
         return rows.rows.compactMap { $0[0].stringValue }
     }
 
     private func uniqueKeys(of table: String, _ connection: any DatabaseConnection) async throws -> [[String]] {
         let indexes = try await connection.query(
-            SQLStatement("SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0", binds: [.string(table)]),
+            "SELECT name FROM pragma_index_list(\(bind: .string(table))) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0",
             types: [.string])
         var keys: [[String]] = []
         for row in indexes.rows {
             guard let index = row[0].stringValue else { continue }
             let columns = try await connection.query(
-                SQLStatement("SELECT name FROM pragma_index_info(?) ORDER BY seqno", binds: [.string(index)]), types: [.string])
+                "SELECT name FROM pragma_index_info(\(bind: .string(index))) ORDER BY seqno", types: [.string])
             let names = columns.rows.map { $0[0].stringValue }
             // Expression indexes have NULL column names; they cannot identify rows by columns.
             if !names.isEmpty, names.allSatisfy({ $0 != nil }) { keys.append(names.compactMap { $0 }) }
@@ -75,7 +75,7 @@ struct SQLiteCatalogReader: CatalogReader {
         _ connection: any DatabaseConnection
     ) async throws -> [CatalogForeignKey] {
         let rows = try await connection.query(
-            SQLStatement("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", binds: [.string(table)]),
+            "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(\(bind: .string(table))) ORDER BY id, seq",
             types: [.int64, .string, .string, .string])
         var grouped: [(id: Int64, fk: CatalogForeignKey, implicitTarget: Bool)] = []
         for row in rows.rows {

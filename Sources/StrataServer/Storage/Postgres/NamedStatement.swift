@@ -1,6 +1,7 @@
 import Crypto
 import Logging
 import PostgresNIO
+import StrataSQL
 import Synchronization
 
 /// Runs statements that repeat with the same text (``SQLStatement/reusableName``) as named prepared

@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQL
 import Synchronization
 
 /// A PostgreSQL database reached through postgres-nio's connection pool.
@@ -45,14 +46,14 @@ final class PostgresDatabase: Database {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await leased { session in
             let logger = self.logger
-            try await session.execute(SQLStatement("BEGIN").oneRow())
+            try await session.execute(SQLStatement("BEGIN", dialect: self.dialect).oneRow())
             do {
                 let result = try await body(session)
-                try await session.execute(SQLStatement("COMMIT").oneRow())
+                try await session.execute(SQLStatement("COMMIT", dialect: self.dialect).oneRow())
                 return result
             } catch {
                 do {
-                    try await session.execute(SQLStatement("ROLLBACK").oneRow())
+                    try await session.execute(SQLStatement("ROLLBACK", dialect: self.dialect).oneRow())
                 } catch {
                     logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
@@ -127,7 +128,7 @@ final class PostgresDatabase: Database {
             if await availability.check() { throw StorageError.unavailable("PostgreSQL does not answer") }
             return
         }
-        _ = try await read { try await $0.query(SQLStatement("SELECT 1")) }
+        _ = try await read { try await $0.query("SELECT 1") }
     }
 
     func close() async {

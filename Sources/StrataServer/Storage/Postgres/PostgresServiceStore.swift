@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 /// Services as schemas of one PostgreSQL database; Strata's own tables in the schema `strata_system`.
 final class PostgresServiceStore: ServiceStore {
@@ -33,13 +34,13 @@ final class PostgresServiceStore: ServiceStore {
 
     func discover() async throws -> [ServiceStorage] {
         let rows = try await database.read { connection in
-            try await connection.query(SQLStatement("""
+            try await connection.query("""
                 SELECT n.nspname::text,
                        EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm'))
                 FROM pg_catalog.pg_namespace n
                 WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname NOT IN ('information_schema', 'strata_system')
                 ORDER BY n.nspname
-                """), types: [.string, .boolean])
+                """, types: [.string, .boolean])
         }
         var services: [ServiceStorage] = []
         for row in rows.rows {
@@ -55,20 +56,19 @@ final class PostgresServiceStore: ServiceStore {
         return services
     }
 
-    func provision(_ name: String, scripts: [String]) async throws -> Bool {
+    func provision(_ name: String, scripts: [SQLScript]) async throws -> Bool {
         let exists = try await database.read { connection in
-            try await connection.query(SQLStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", binds: [.string(name)]))
+            try await connection.query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = \(bind: .string(name))")
         }
         guard exists.rows.isEmpty else { return false }
-        let quoted = SQLDialect.postgres.quote(name)
         do {
             try await database.transaction { connection in
                 // The schema name is a validated service name, quoted as an identifier.
-                try await connection.execute(SQLStatement("CREATE SCHEMA \(quoted)"))
-                try await connection.execute(SQLStatement("SET LOCAL search_path TO \(quoted)"))
+                try await connection.execute("CREATE SCHEMA \(identifier: name)")
+                try await connection.execute("SET LOCAL search_path TO \(identifier: name)")
                 for script in scripts {
-                    for statement in SQLScript.statements(in: script) {
-                        try await connection.execute(SQLStatement(statement))
+                    for statement in script.statements {
+                        try await connection.execute(statement)
                     }
                 }
                 try await Self.resetSequences(schema: name, connection)
@@ -76,7 +76,7 @@ final class PostgresServiceStore: ServiceStore {
         } catch {
             // Another process may have created the schema at the same moment.
             let created = try await database.read { connection in
-                try await connection.query(SQLStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", binds: [.string(name)]))
+                try await connection.query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = \(bind: .string(name))")
             }
             if !created.rows.isEmpty { return false }
             throw error
@@ -90,11 +90,13 @@ final class PostgresServiceStore: ServiceStore {
         let tables = try await PostgresCatalogReader(schema: schema).readTables(connection)
         for table in tables where !table.isView {
             for column in table.columns where column.isServerGenerated && (column.type?.isIntegral ?? false) {
-                let qualified = SQLDialect.postgres.quote(schema) + "." + SQLDialect.postgres.quote(table.name)
-                let columnName = SQLDialect.postgres.quote(column.name)
-                try await connection.execute(SQLStatement(
-                    "SELECT setval(pg_get_serial_sequence($1, $2), (SELECT COALESCE(MAX(\(columnName)), 0) + 1 FROM \(qualified)), false)",
-                    binds: [.string(qualified), .string(column.name)]))
+                let qualified = TableName(schema: schema, name: table.name)
+                // pg_get_serial_sequence takes the table's name as text, quoted as in SQL.
+                let quotedName = SQLDialect.postgres.quote(schema) + "." + SQLDialect.postgres.quote(table.name)
+                try await connection.execute("""
+                    SELECT setval(pg_get_serial_sequence(\(bind: .string(quotedName)), \(bind: .string(column.name))), \
+                    (SELECT COALESCE(MAX(\(identifier: column.name)), 0) + 1 FROM \(qualified)), false)
+                    """)
             }
         }
     }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import StrataCore
+import StrataSQL
 import Synchronization
 
 /// A SQLite database file with a pool of reader connections and one writer.
@@ -74,8 +75,8 @@ final class SQLiteDatabase: Database {
     private static func openConnection(path: String) throws -> SQLiteHandle {
         let handle = try SQLiteHandle(path: path)
         do {
-            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"] {
-                try handle.execute(SQLStatement(pragma))
+            for pragma: SQL in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"] {
+                try handle.execute(pragma)
             }
         } catch {
             handle.close()
@@ -111,18 +112,18 @@ final class SQLiteDatabase: Database {
             let session = SQLiteSession(handle: handle, counter: counter, threadPool: threadPool)
             counter.increment()
             if try !handle.beginImmediateWithoutWaiting() {
-                try await threadPool.runIfActive { try handle.execute(SQLStatement("BEGIN IMMEDIATE")) }
+                try await threadPool.runIfActive { try handle.execute("BEGIN IMMEDIATE") }
             }
             let result: T
             do {
                 result = try await body(session)
                 counter.increment()
-                try handle.execute(SQLStatement("COMMIT"))
+                try handle.execute("COMMIT")
             } catch {
                 do {
                     counter.increment()
                     // An interrupted write has rolled its transaction back already.
-                    if handle.inTransaction { try handle.execute(SQLStatement("ROLLBACK")) }
+                    if handle.inTransaction { try handle.execute("ROLLBACK") }
                 } catch {
                     logger.error("SQLite rollback failed", metadata: ["path": .string(path), "error": "\(error)"])
                 }
@@ -145,7 +146,7 @@ final class SQLiteDatabase: Database {
     func ping() async throws {
         try pinger.withLock { handle in
             guard let handle else { throw StorageError.unavailable("the SQLite database \(path) is closed") }
-            _ = try handle.query(SQLStatement("SELECT count(*) FROM sqlite_schema"), types: [.int64])
+            _ = try handle.query("SELECT count(*) FROM sqlite_schema", types: [.int64])
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import Synchronization
 // The SQLite library that sqlite-nio bundles (its `sqlite_nio_`-prefixed C API). Strata calls it
 // directly: sqlite-nio prepares every statement anew and hands every query to a thread pool and back
@@ -118,7 +119,7 @@ final class SQLiteHandle: @unchecked Sendable {
         sqlite_nio_sqlite3_busy_timeout(connection, 0)
         defer { sqlite_nio_sqlite3_busy_timeout(connection, Self.busyTimeout) }
         do {
-            try execute(SQLStatement("BEGIN IMMEDIATE"))
+            try execute("BEGIN IMMEDIATE")
             return true
         } catch {
             if sqlite_nio_sqlite3_errcode(connection) & 0xff == SQLITE_BUSY { return false }
@@ -137,7 +138,7 @@ final class SQLiteHandle: @unchecked Sendable {
 
     /// Copies the write-ahead log into the database file as far as readers allow, without waiting for them.
     func checkpoint() throws {
-        try execute(SQLStatement("PRAGMA wal_checkpoint(PASSIVE)"))
+        try execute("PRAGMA wal_checkpoint(PASSIVE)")
         walPages = 0
     }
 
@@ -158,6 +159,16 @@ final class SQLiteHandle: @unchecked Sendable {
             }
             return SQLRows(columns: rows.isEmpty ? [] : prepared.columns, rows: rows)
         }
+    }
+
+    /// Runs compiler-checked SQL whose rows are not needed.
+    func execute(_ sql: SQL) throws {
+        try execute(SQLStatement(sql, dialect: .sqlite))
+    }
+
+    /// Runs compiler-checked SQL.
+    func query(_ sql: SQL, types: [EDMPrimitiveType?]) throws -> SQLRows {
+        try query(SQLStatement(sql, dialect: .sqlite), types: types)
     }
 
     /// Runs a statement whose rows are not needed.

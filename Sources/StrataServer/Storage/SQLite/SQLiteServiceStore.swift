@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 
 /// Services as SQLite files: `<data>/<service>.sqlite`, plus `<data>/strata_system.sqlite` for Strata itself.
 final class SQLiteServiceStore: ServiceStore {
@@ -61,7 +62,7 @@ final class SQLiteServiceStore: ServiceStore {
         return services
     }
 
-    func provision(_ name: String, scripts: [String]) async throws -> Bool {
+    func provision(_ name: String, scripts: [SQLScript]) async throws -> Bool {
         let target = directory.appendingPathComponent("\(name).sqlite")
         if FileManager.default.fileExists(atPath: target.path) { return false }
         // Build the file under a temporary name and rename it when complete, so that a crash
@@ -72,8 +73,8 @@ final class SQLiteServiceStore: ServiceStore {
         do {
             try await database.transaction { connection in
                 for script in scripts {
-                    for statement in SQLScript.statements(in: script) {
-                        try await connection.execute(SQLStatement(statement))
+                    for statement in script.statements {
+                        try await connection.execute(statement)
                     }
                 }
             }
