@@ -3,6 +3,8 @@ import StrataCore
 extension SQLCheckedStatement {
     /// Writes the statement as SQL for one database, with every literal and parameter bound.
     ///
+    /// The checked statement is lowered into Strata's SQL tree (``SQL`` and ``SQLTerm``) and
+    /// rendered by the one ``SQLRenderer`` with the one ``SQLBinder``, as every other statement is.
     /// Identifiers are the catalog's names, double-quoted; tables are aliased `t1`, `t2`, … and
     /// result columns `c1`, `c2`, …, so no text the client wrote appears in the SQL. Every operation
     /// is parenthesized, so both databases evaluate the tree the parser built whatever their
@@ -14,82 +16,86 @@ extension SQLCheckedStatement {
     ///   - tableSource: the server's replacement for each table reference, typically a `SELECT`
     ///     with the caller's row filter; nil reads the catalog tables directly.
     package func emit(for dialect: SQLDialect, rowLimit: Int? = nil, tableSource: SQLTableSourceProvider? = nil) throws(ODataError) -> SQLStatement {
-        var emitter = SQLEmitter(statement: self, binder: SQLBinder(dialect: dialect, reusingEqualValues: true))
-        var sql = try emitter.statementSQL(tableSource: tableSource)
-        if let rowLimit { sql = "SELECT * FROM (" + sql + ") AS \"q\" LIMIT " + String(rowLimit + 1) }
-        return SQLStatement(text: sql, binds: emitter.binder.binds)
+        let emitter = SQLEmitter(statement: self, dialect: dialect)
+        var sql = try emitter.select(tableSource: tableSource)
+        if let rowLimit { sql = "SELECT * FROM (\(sql)) AS \"q\" LIMIT \(rowLimit + 1)" }
+        // Checked client SQL binds an equal value once on PostgreSQL (see ``SQLBinder``).
+        var renderer = SQLRenderer(continuing: SQLBinder(dialect: dialect, reusingEqualValues: true))
+        renderer.append(sql)
+        return renderer.statement()
     }
 }
 
-/// Writes a checked statement. Text is produced strictly left to right, so the order in which
-/// values are bound is the order of their `?` placeholders on SQLite.
+/// Lowers a checked statement into the SQL tree. The tree is written in text order, so values are
+/// bound in the order of their `?` placeholders on SQLite.
 struct SQLEmitter {
     let statement: SQLCheckedStatement
-    var binder: SQLBinder
-    var dialect: SQLDialect { binder.dialect }
+    let dialect: SQLDialect
+    var functions: FunctionTable { FunctionTable(dialect: dialect) }
 
-    mutating func statementSQL(tableSource: SQLTableSourceProvider?) throws(ODataError) -> String {
-        var sql = statement.distinct ? "SELECT DISTINCT " : "SELECT "
-        var items: [String] = []
+    func select(tableSource: SQLTableSourceProvider?) throws(ODataError) -> SQL {
+        var sql: SQL = statement.distinct ? "SELECT DISTINCT " : "SELECT "
         // A string result that `ORDER BY 2` sorts by is made ordinal where it is selected.
         var sortedPositions = Set<Int>()
         for item in statement.orderBy { if case .position(let position) = item.key { sortedPositions.insert(position) } }
+        var items: [SQL] = []
         for (index, selection) in statement.selections.enumerated() {
-            let sql = sortedPositions.contains(index + 1) ? ordinal(selection, root: true) : expression(selection, root: true)
-            items.append(sql + " AS " + dialect.quote("c\(index + 1)"))
+            let term = sortedPositions.contains(index + 1) ? ordinal(selection, root: true) : expression(selection, root: true)
+            items.append("\(term) AS \(identifier: "c\(index + 1)")")
         }
-        sql += items.joined(separator: ", ")
+        sql += SQL.joined(items)
         for (index, table) in statement.tables.enumerated() {
             let source = try tableSQL(table, tableSource)
             if index == 0 {
-                sql += " FROM " + source
+                sql += " FROM \(source)"
             } else {
                 let join = statement.joins[index - 1]
-                sql += " \(join.kind.rawValue) \(source) ON " + expression(join.condition, root: true)
+                let condition = expression(join.condition, root: true)
+                sql += join.kind == .inner ? " INNER JOIN \(source) ON \(condition)" : " LEFT JOIN \(source) ON \(condition)"
             }
         }
-        if let filter = statement.filter { sql += " WHERE " + expression(filter, root: true) }
+        if let filter = statement.filter { sql += " WHERE \(expression(filter, root: true))" }
         if !statement.groupBy.isEmpty {
-            var keys: [String] = []
-            for key in statement.groupBy { keys.append(expression(key, root: true)) }
-            sql += " GROUP BY " + keys.joined(separator: ", ")
+            sql += " GROUP BY \(SQL.joined(statement.groupBy.map { "\(expression($0, root: true))" }))"
         }
-        if let having = statement.having { sql += " HAVING " + expression(having, root: true) }
+        if let having = statement.having { sql += " HAVING \(expression(having, root: true))" }
         if !statement.orderBy.isEmpty {
-            var keys: [String] = []
+            var keys: [SQL] = []
             for item in statement.orderBy {
-                let key: String
+                var key: SQL
                 switch item.key {
-                case .position(let position): key = String(position)
-                case .expression(let e): key = ordinal(e, root: true)
+                case .position(let position): key = "\(position)"
+                case .expression(let e): key = "\(ordinal(e, root: true))"
                 }
-                keys.append(key + (item.descending ? " DESC" : " ASC") + (item.nulls.map { " " + $0.rawValue } ?? ""))
+                key += item.descending ? " DESC" : " ASC"
+                switch item.nulls {
+                case .first?: key += " NULLS FIRST"
+                case .last?: key += " NULLS LAST"
+                case nil: break
+                }
+                keys.append(key)
             }
-            sql += " ORDER BY " + keys.joined(separator: ", ")
+            sql += " ORDER BY \(SQL.joined(keys))"
         }
-        if let limit = statement.limit { sql += " LIMIT " + binder.placeholder(for: .int64(limit)) }
-        if let offset = statement.offset { sql += " OFFSET " + binder.placeholder(for: .int64(offset)) }
+        if let limit = statement.limit { sql += " LIMIT \(bind: .int64(limit))" }
+        if let offset = statement.offset { sql += " OFFSET \(bind: .int64(offset))" }
         return sql
     }
 
-    private mutating func tableSQL(_ table: SQLTableReference, _ tableSource: SQLTableSourceProvider?) throws(ODataError) -> String {
-        let alias = dialect.quote(table.alias)
+    private func tableSQL(_ table: SQLTableReference, _ tableSource: SQLTableSourceProvider?) throws(ODataError) -> SQL {
         if let tableSource, let source = try tableSource(table) {
-            var renderer = SQLRenderer(continuing: binder)
-            renderer.append(source)
-            binder = renderer.binder
-            return "(\(renderer.text)) AS \(alias)"
+            return "(\(source)) AS \(identifier: table.alias)"
         }
-        return dialect.quote(table.table) + " AS " + alias
+        return "\(TableName(name: table.table)) AS \(identifier: table.alias)"
     }
 
     // MARK: Expressions
 
-    /// An expression's SQL; operations are parenthesized unless they stand alone in a clause,
+    /// An expression's tree; operations are parenthesized unless they stand alone in a clause,
     /// a select item, or a function argument.
-    mutating func expression(_ e: SQLTypedExpression, root: Bool = false) -> String {
-        let text = body(e)
-        return root || !Self.isOperation(e) ? text : "(" + text + ")"
+    func expression(_ e: SQLTypedExpression, root: Bool = false) -> SQLTerm {
+        let term = body(e)
+        return root || !Self.isOperation(e) ? term : .template(["(", .expression(term), ")"])
     }
 
     private static func isLeaf(_ e: SQLTypedExpression) -> Bool {
@@ -106,68 +112,69 @@ struct SQLEmitter {
         }
     }
 
-    private mutating func body(_ e: SQLTypedExpression) -> String {
+    private func body(_ e: SQLTypedExpression) -> SQLTerm {
         // An expression of no known type is NULL by construction (any non-null operand would give it
         // a type): written as the keyword, since PostgreSQL cannot choose a signature for, say,
         // ABS(NULL) or NULL + NULL, and the value is the same.
-        if e.type == nil, !Self.isLeaf(e) { return "NULL" }
+        if e.type == nil, !Self.isLeaf(e) { return .null }
         switch e.node {
         case .column(let source, let name):
-            return dialect.quote(statement.tables[source].alias) + "." + dialect.quote(name)
+            return .column(alias: statement.tables[source].alias, name: name)
         case .value(let value):
             // NULL carries no client data, and an untyped bound NULL defeats PostgreSQL's type inference.
-            return value.isNull ? "NULL" : binder.placeholder(for: value)
+            return value.isNull ? .null : .value(value)
         case .negate(let operand):
-            guard e.type?.isIntegral == true else { return "-" + expression(operand) }
+            guard e.type?.isIntegral == true else { return .template(["-", .expression(expression(operand))]) }
             // 64-bit and failing on overflow on both databases, as in `arithmetic`.
-            return dialect == .sqlite ? "strata_neg(\(expression(operand, root: true)))" : "(- \(bigint(operand)))"
+            return dialect == .sqlite ? .call("strata_neg", [expression(operand, root: true)])
+                                      : .template(["(- ", .expression(bigint(operand)), ")"])
         case .not(let operand):
-            return "NOT " + expression(operand)
+            return .template(["NOT ", .expression(expression(operand))])
         case .and(let terms):
-            return joined(terms, " AND ")
+            return Self.joined(terms.map { expression($0) }, " AND ")
         case .or(let terms):
-            return joined(terms, " OR ")
+            return Self.joined(terms.map { expression($0) }, " OR ")
         case .concat(let terms):
-            var parts: [String] = []
             // PostgreSQL has no integer || integer, so numbers become text explicitly on both databases.
-            for term in terms { parts.append(term.type.map(\.isIntegral) == true ? "CAST(\(expression(term, root: true)) AS TEXT)" : expression(term)) }
-            return parts.joined(separator: " || ")
+            return Self.joined(terms.map { term in
+                term.type.map(\.isIntegral) == true ? .template(["CAST(", .expression(expression(term, root: true)), " AS TEXT)"])
+                                                     : expression(term)
+            }, " || ")
         case .arithmetic(let op, let lhs, let rhs):
             return arithmetic(op, lhs, rhs, resultType: e.type)
         case .comparison(let op, let lhs, let rhs):
             // Equality is the same under every deterministic collation, and may use the column's index as it is.
             guard op != .equal, op != .notEqual, lhs.type == .string || rhs.type == .string else {
-                return expression(lhs) + " \(op.rawValue) " + expression(rhs)
+                return .template([.expression(expression(lhs)), Self.spelling(op), .expression(expression(rhs))])
             }
-            return ordinal(lhs, asString: true) + " \(op.rawValue) " + ordinal(rhs, asString: true)
+            return .template([.expression(ordinal(lhs, asString: true)), Self.spelling(op), .expression(ordinal(rhs, asString: true))])
         case .isNull(let operand, let negated):
-            return expression(operand) + (negated ? " IS NOT NULL" : " IS NULL")
+            return .template([.expression(expression(operand)), negated ? " IS NOT NULL" : " IS NULL"])
         case .inList(let operand, let list, let negated):
-            let subject = expression(operand)
-            var items: [String] = []
-            for item in list { items.append(expression(item, root: true)) }
-            return subject + (negated ? " NOT IN (" : " IN (") + items.joined(separator: ", ") + ")"
+            return .template([.expression(expression(operand)), negated ? " NOT IN (" : " IN (",
+                              .expression(Self.joined(list.map { expression($0, root: true) }, ", ")), ")"])
         case .between(let operand, let low, let high, let negated):
             let strings = [operand, low, high].contains { $0.type == .string }
-            let subject = ordinal(operand, asString: strings), lowSQL = ordinal(low, asString: strings)
-            return subject + (negated ? " NOT BETWEEN " : " BETWEEN ") + lowSQL + " AND " + ordinal(high, asString: strings)
+            return .template([.expression(ordinal(operand, asString: strings)), negated ? " NOT BETWEEN " : " BETWEEN ",
+                              .expression(ordinal(low, asString: strings)), " AND ", .expression(ordinal(high, asString: strings))])
         case .like(let operand, let pattern, let escape, let negated):
             return like(operand, pattern, escape, negated: negated)
         case .caseWhen(let operand, let whens, let otherwise):
-            var sql = "CASE"
-            if let operand { sql += " " + expression(operand, root: true) }
+            var pieces: [SQLTemplatePiece] = ["CASE"]
+            if let operand { pieces += [" ", .expression(expression(operand, root: true))] }
             for index in stride(from: 0, to: whens.count, by: 2) {
-                let condition = expression(whens[index], root: true)
-                sql += " WHEN \(condition) THEN " + expression(whens[index + 1], root: true)
+                pieces += [" WHEN ", .expression(expression(whens[index], root: true)),
+                           " THEN ", .expression(expression(whens[index + 1], root: true))]
             }
-            if let otherwise { sql += " ELSE " + expression(otherwise, root: true) }
-            return sql + " END"
+            if let otherwise { pieces += [" ELSE ", .expression(expression(otherwise, root: true))] }
+            pieces.append(" END")
+            return .template(pieces)
         case .cast(let operand, let target):
             return cast(operand, to: target)
         case .function(let function, let arguments, let distinct):
             return call(function, arguments, distinct: distinct, resultType: e.type)
         case .countAll:
-            return "COUNT(*)"
+            return .template(["COUNT(*)"])
         }
     }
 
@@ -176,10 +183,10 @@ struct SQLEmitter {
     /// index declared `COLLATE "C"` serve the query, as it serves `$orderby`.
     /// `root` is as for ``expression(_:root:)``; `asString` treats an operand without a type of its
     /// own as a string (NULL compared with a string).
-    mutating func ordinal(_ e: SQLTypedExpression, asString: Bool = false, root: Bool = false) -> String {
+    func ordinal(_ e: SQLTypedExpression, asString: Bool = false, root: Bool = false) -> SQLTerm {
         guard dialect == .postgres, asString || e.type == .string, !Self.isOrdinal(e) else { return expression(e, root: root) }
         // COLLATE binds tighter than any operator: an operation is parenthesized first.
-        return "(" + expression(e) + " COLLATE \"C\")"
+        return .template(["(", .expression(expression(e)), " COLLATE \"C\")"])
     }
 
     /// MIN and MAX of strings are emitted ordinal already (``call(_:_:distinct:resultType:)``).
@@ -193,58 +200,80 @@ struct SQLEmitter {
         (function == .min || function == .max) && arguments.count == 1 && arguments[0].type == .string
     }
 
-    private mutating func joined(_ terms: [SQLTypedExpression], _ separator: String) -> String {
-        var parts: [String] = []
-        for term in terms { parts.append(expression(term)) }
-        return parts.joined(separator: separator)
+    /// Terms written one after another with a separator.
+    static func joined(_ terms: [SQLTerm], _ separator: StaticString) -> SQLTerm {
+        var pieces: [SQLTemplatePiece] = []
+        for (index, term) in terms.enumerated() {
+            if index > 0 { pieces.append(.text(separator)) }
+            pieces.append(.expression(term))
+        }
+        return .template(pieces)
+    }
+
+    private static func spelling(_ op: SQLComparisonOperator) -> SQLTemplatePiece {
+        switch op {
+        case .equal: return " = "
+        case .notEqual: return " <> "
+        case .less: return " < "
+        case .lessOrEqual: return " <= "
+        case .greater: return " > "
+        case .greaterOrEqual: return " >= "
+        }
+    }
+
+    private static func spelling(_ op: SQLArithmeticOperator) -> SQLTemplatePiece {
+        switch op {
+        case .add: return " + "
+        case .subtract: return " - "
+        case .multiply: return " * "
+        case .divide: return " / "
+        case .remainder: return " % "
+        }
     }
 
     /// Division and remainder by zero give NULL on both databases (PostgreSQL would fail the query).
     /// Two integers divide truncating on both; when the result type has a fraction, SQLite gets a
     /// REAL operand, because a `NUMERIC` column may store a whole value as an integer and SQLite
     /// would then divide as integers where PostgreSQL does not.
-    private mutating func arithmetic(_ op: SQLArithmeticOperator, _ lhs: SQLTypedExpression, _ rhs: SQLTypedExpression, resultType: EDMPrimitiveType?) -> String {
+    private func arithmetic(_ op: SQLArithmeticOperator, _ lhs: SQLTypedExpression, _ rhs: SQLTypedExpression, resultType: EDMPrimitiveType?) -> SQLTerm {
         // Integer +, -, * and / in 64 bits, an error on overflow, on both databases: SQLite quietly
         // turns an overflowing integer into a float, so the server gives its connections checked
         // functions (`strata_add` …); PostgreSQL's `bigint` arithmetic fails by itself.
         if resultType?.isIntegral == true, op != .remainder {
             if dialect == .sqlite {
-                let function = switch op {
-                case .add: "strata_add"
-                case .subtract: "strata_sub"
-                case .multiply: "strata_mul"
-                default: "strata_div"
+                let right = op == .divide ? .call("NULLIF", [expression(rhs, root: true), .template(["0"])]) : expression(rhs, root: true)
+                let arguments = [expression(lhs, root: true), right]
+                switch op {
+                case .add: return .call("strata_add", arguments)
+                case .subtract: return .call("strata_sub", arguments)
+                case .multiply: return .call("strata_mul", arguments)
+                default: return .call("strata_div", arguments)
                 }
-                let left = expression(lhs, root: true)
-                let right = op == .divide ? "NULLIF(\(expression(rhs, root: true)), 0)" : expression(rhs, root: true)
-                return "\(function)(\(left), \(right))"
             }
-            // Left before right: placeholders are numbered in the order they are written.
-            let left = bigint(lhs)
-            let right = op == .divide ? "NULLIF(\(bigint(rhs)), 0)" : bigint(rhs)
-            return "(\(left) \(op.rawValue) \(right))"
+            let right = op == .divide ? .call("NULLIF", [bigint(rhs), .template(["0"])]) : bigint(rhs)
+            return .template(["(", .expression(bigint(lhs)), Self.spelling(op), .expression(right), ")"])
         }
         switch op {
         case .divide, .remainder:
             let fractional = resultType.map { !$0.isIntegral } ?? false
             let floating = lhs.type == .double || lhs.type == .single
-            let left = op == .divide && fractional && !floating && dialect == .sqlite ? "CAST(\(expression(lhs, root: true)) AS REAL)" : expression(lhs)
-            return left + " \(op.rawValue) NULLIF(\(expression(rhs, root: true)), 0)"
+            let left: SQLTerm = op == .divide && fractional && !floating && dialect == .sqlite
+                ? .template(["CAST(", .expression(expression(lhs, root: true)), " AS REAL)"]) : expression(lhs)
+            return .template([.expression(left), Self.spelling(op), "NULLIF(", .expression(expression(rhs, root: true)), ", 0)"])
         default:
-            let left = expression(lhs)
-            return left + " \(op.rawValue) " + expression(rhs)
+            return .template([.expression(expression(lhs)), Self.spelling(op), .expression(expression(rhs))])
         }
     }
 
     /// A PostgreSQL integer operand as `bigint`; checked arithmetic and negation are `bigint` already.
-    private mutating func bigint(_ operand: SQLTypedExpression) -> String {
+    func bigint(_ operand: SQLTypedExpression) -> SQLTerm {
         switch operand.node {
         case .arithmetic(let op, _, _) where op != .remainder && operand.type?.isIntegral == true:
             return expression(operand, root: true)
         case .negate where operand.type?.isIntegral == true:
             return expression(operand, root: true)
         default:
-            return "CAST(\(expression(operand, root: true)) AS bigint)"
+            return .template(["CAST(", .expression(expression(operand, root: true)), " AS bigint)"])
         }
     }
 
@@ -254,19 +283,21 @@ struct SQLEmitter {
     /// `ESCAPE ''`. SQLite's LIKE ignores the case of ASCII letters, so on SQLite both sides go
     /// through ``caseSensitiveForSQLiteLike(_:)`` unless the pattern is a constant without ASCII
     /// letters, where ignoring case changes nothing.
-    private mutating func like(_ operand: SQLTypedExpression, _ pattern: SQLTypedExpression, _ escape: SQLTypedExpression?, negated: Bool) -> String {
-        let keyword = negated ? " NOT LIKE " : " LIKE "
+    private func like(_ operand: SQLTypedExpression, _ pattern: SQLTypedExpression, _ escape: SQLTypedExpression?, negated: Bool) -> SQLTerm {
+        let keyword: SQLTemplatePiece = negated ? " NOT LIKE " : " LIKE "
         switch dialect {
         case .postgres:
-            let sql = expression(operand) + keyword + expression(pattern)
-            return sql + " ESCAPE " + (escape.map { expression($0, root: true) } ?? "''")
+            let escapeTerm = escape.map { expression($0, root: true) } ?? .template(["''"])
+            return .template([.expression(expression(operand)), keyword, .expression(expression(pattern)), " ESCAPE ", .expression(escapeTerm)])
         case .sqlite:
             var needsCase = true
             if case .value(.string(let text)) = pattern.node, !text.unicodeScalars.contains(where: \.isASCIILetter) { needsCase = false }
             if case .value(.null) = pattern.node { needsCase = false }
             let subject = needsCase ? Self.caseSensitiveForSQLiteLike(expression(operand, root: true)) : expression(operand)
-            let patternSQL = needsCase ? Self.caseSensitiveForSQLiteLike(expression(pattern, root: true)) : expression(pattern)
-            return subject + keyword + patternSQL + (escape.map { " ESCAPE " + expression($0, root: true) } ?? "")
+            let patternTerm = needsCase ? Self.caseSensitiveForSQLiteLike(expression(pattern, root: true)) : expression(pattern)
+            var pieces: [SQLTemplatePiece] = [.expression(subject), keyword, .expression(patternTerm)]
+            if let escape { pieces += [" ESCAPE ", .expression(expression(escape, root: true))] }
+            return .template(pieces)
         }
     }
 
@@ -279,16 +310,42 @@ struct SQLEmitter {
     /// and they do not fold, so `A` only matches `A`, `a` only matches `a`, and `_` still matches
     /// one character. Text that SQLite stores as valid UTF-8 (all text Strata writes) is matched
     /// exactly as PostgreSQL's LIKE matches it.
-    static func caseSensitiveForSQLiteLike(_ sql: String) -> String {
-        var result = sql
-        for (offset, letter) in "ABCDEFGHIJKLMNOPQRSTUVWXYZ".enumerated() {
-            let codePoint = 0x110000 + offset
-            let bytes = [0xF0 | (codePoint >> 18), 0x80 | ((codePoint >> 12) & 0x3F), 0x80 | ((codePoint >> 6) & 0x3F), 0x80 | (codePoint & 0x3F)]
-            let hex = bytes.map { String($0, radix: 16, uppercase: true) }.joined()
-            result = "replace(\(result), '\(letter)', CAST(X'\(hex)' AS TEXT))"
+    static func caseSensitiveForSQLiteLike(_ term: SQLTerm) -> SQLTerm {
+        var result = term
+        for replacement in letterReplacements {
+            result = .template(["replace(", .expression(result), .text(replacement)])
         }
         return result
     }
+
+    /// `, 'A', CAST(X'F4908080' AS TEXT))` … for `Z`: the UTF-8 bytes of U+110000 + the letter's offset.
+    private static let letterReplacements: [StaticString] = [
+        ", 'A', CAST(X'F4908080' AS TEXT))",
+        ", 'B', CAST(X'F4908081' AS TEXT))",
+        ", 'C', CAST(X'F4908082' AS TEXT))",
+        ", 'D', CAST(X'F4908083' AS TEXT))",
+        ", 'E', CAST(X'F4908084' AS TEXT))",
+        ", 'F', CAST(X'F4908085' AS TEXT))",
+        ", 'G', CAST(X'F4908086' AS TEXT))",
+        ", 'H', CAST(X'F4908087' AS TEXT))",
+        ", 'I', CAST(X'F4908088' AS TEXT))",
+        ", 'J', CAST(X'F4908089' AS TEXT))",
+        ", 'K', CAST(X'F490808A' AS TEXT))",
+        ", 'L', CAST(X'F490808B' AS TEXT))",
+        ", 'M', CAST(X'F490808C' AS TEXT))",
+        ", 'N', CAST(X'F490808D' AS TEXT))",
+        ", 'O', CAST(X'F490808E' AS TEXT))",
+        ", 'P', CAST(X'F490808F' AS TEXT))",
+        ", 'Q', CAST(X'F4908090' AS TEXT))",
+        ", 'R', CAST(X'F4908091' AS TEXT))",
+        ", 'S', CAST(X'F4908092' AS TEXT))",
+        ", 'T', CAST(X'F4908093' AS TEXT))",
+        ", 'U', CAST(X'F4908094' AS TEXT))",
+        ", 'V', CAST(X'F4908095' AS TEXT))",
+        ", 'W', CAST(X'F4908096' AS TEXT))",
+        ", 'X', CAST(X'F4908097' AS TEXT))",
+        ", 'Y', CAST(X'F4908098' AS TEXT))",
+        ", 'Z', CAST(X'F4908099' AS TEXT))",    ]
 }
 
 extension Unicode.Scalar {

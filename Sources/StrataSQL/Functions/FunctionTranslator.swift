@@ -2,11 +2,14 @@ import StrataCore
 
 /// The canonical `$filter` functions and `cast`, spelled for each database so that both give the
 /// same answers: 0-based positions, case-sensitive matching, half-away-from-zero rounding, fields
-/// of date-times in UTC, and null in, null out.
+/// of date-times in UTC, and null in, null out. What `$sql` shares (date parts, rounding, typed
+/// NULLs) comes from the one ``FunctionTable``.
 package struct FunctionTranslator {
     package init(dialect: SQLDialect) {
         self.dialect = dialect
     }
+
+    private var table: FunctionTable { FunctionTable(dialect: dialect) }
 
     package let dialect: SQLDialect
 
@@ -51,15 +54,14 @@ package struct FunctionTranslator {
         case .concat:
             // `||` propagates null, as OData's concat does (PostgreSQL's concat() would skip nulls).
             return .template(["(", .expression(a[0]), " || ", .expression(a[1]), ")"])
-        case .year, .month, .day, .hour, .minute, .second:
-            return datePart(function, a[0], type: argumentTypes.first ?? nil)
+        case .year: return table.datePart(.year, a[0], type: argumentTypes.first ?? nil)
+        case .month: return table.datePart(.month, a[0], type: argumentTypes.first ?? nil)
+        case .day: return table.datePart(.day, a[0], type: argumentTypes.first ?? nil)
+        case .hour: return table.datePart(.hour, a[0], type: argumentTypes.first ?? nil)
+        case .minute: return table.datePart(.minute, a[0], type: argumentTypes.first ?? nil)
+        case .second: return table.datePart(.second, a[0], type: argumentTypes.first ?? nil)
         case .round:
-            if sqlite { return .template(["round(", .expression(a[0]), ")"]) }
-            // PostgreSQL rounds doubles half to even; through numeric it rounds half away from zero.
-            if resultType == .double {
-                return .template(["CAST(round(CAST(", .expression(a[0]), " AS numeric)) AS double precision)"])
-            }
-            return .template(["round(", .expression(a[0]), ")"])
+            return table.round(a[0], floating: resultType == .double)
         case .floor:
             if sqlite {
                 return .template(["(CASE WHEN ", .expression(a[0]), " < CAST(", .expression(a[0]), " AS INTEGER) THEN CAST(",
@@ -73,34 +75,6 @@ package struct FunctionTranslator {
             }
             return .template(["ceiling(", .expression(a[0]), ")"])
         }
-    }
-
-    /// Calendar fields as integers; DateTimeOffset values are read in UTC (SQLite's date functions
-    /// convert a stored offset to UTC, PostgreSQL sessions run in UTC).
-    private func datePart(_ function: QueryFunction, _ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
-        if dialect == .sqlite {
-            let format: SQLTemplatePiece
-            switch function {
-            case .year: format = "'%Y'"
-            case .month: format = "'%m'"
-            case .day: format = "'%d'"
-            case .hour: format = "'%H'"
-            case .minute: format = "'%M'"
-            default: format = "'%S'"
-            }
-            return .template(["CAST(strftime(", format, ", ", .expression(value), ") AS INTEGER)"])
-        }
-        let field: SQLTemplatePiece
-        switch function {
-        case .year: field = "YEAR"
-        case .month: field = "MONTH"
-        case .day: field = "DAY"
-        case .hour: field = "HOUR"
-        case .minute: field = "MINUTE"
-        default: field = "SECOND"
-        }
-        // EXTRACT(SECOND …) includes the fraction; OData's second() is the whole second.
-        return .template(["CAST(floor(EXTRACT(", field, " FROM ", .expression(value), ")) AS INTEGER)"])
     }
 
     /// `cast` between numeric types; conversion to an integral type truncates toward zero, and a value
@@ -136,21 +110,6 @@ package struct FunctionTranslator {
 
     /// `CAST(NULL AS …)` in the column type an EDM type is stored as.
     package func typedNull(_ type: EDMPrimitiveType) -> SQLTerm {
-        guard dialect == .postgres else { return .null }
-        switch type {
-        case .boolean: return .template(["CAST(NULL AS boolean)"])
-        case .byte, .sbyte, .int16: return .template(["CAST(NULL AS smallint)"])
-        case .int32: return .template(["CAST(NULL AS integer)"])
-        case .int64: return .template(["CAST(NULL AS bigint)"])
-        case .decimal: return .template(["CAST(NULL AS numeric)"])
-        case .double: return .template(["CAST(NULL AS double precision)"])
-        case .single: return .template(["CAST(NULL AS real)"])
-        case .dateTime: return .template(["CAST(NULL AS timestamp)"])
-        case .dateTimeOffset: return .template(["CAST(NULL AS timestamptz)"])
-        case .time: return .template(["CAST(NULL AS time)"])
-        case .guid: return .template(["CAST(NULL AS uuid)"])
-        case .binary: return .template(["CAST(NULL AS bytea)"])
-        case .string: return .template(["CAST(NULL AS text)"])
-        }
+        table.typedNull(type)
     }
 }

@@ -1,0 +1,93 @@
+import StrataCore
+
+/// The one table of function spellings that differ between the databases, used by both the OData
+/// `$filter` translator (``FunctionTranslator``) and the client SQL emitter, so that a function
+/// means the same whichever way a query reaches the server: date parts of the UTC instant as whole
+/// numbers, rounding half away from zero, typed NULLs, and PostgreSQL's `INTEGER` arguments.
+package struct FunctionTable: Sendable {
+    package let dialect: SQLDialect
+
+    package init(dialect: SQLDialect) {
+        self.dialect = dialect
+    }
+
+    /// A field of a date-time.
+    package enum DatePart: Sendable {
+        case year, month, day, hour, minute, second
+    }
+
+    /// A calendar field as an integer. SQLite stores timestamps as text (`YYYY-MM-DD HH:MM:SS.SSS`,
+    /// an offset applied when present), which `strftime` reads; PostgreSQL uses `EXTRACT`, on the
+    /// UTC instant for `timestamptz` whatever the session's time zone. Seconds are whole seconds on
+    /// both (SQLite's `%S` truncates; on PostgreSQL `FLOOR` drops the fraction `EXTRACT` returns).
+    /// A value of unknown type (a bare NULL) gets one, since `EXTRACT` has several signatures.
+    package func datePart(_ part: DatePart, _ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
+        switch dialect {
+        case .sqlite:
+            let format: SQLTemplatePiece
+            switch part {
+            case .year: format = "'%Y'"
+            case .month: format = "'%m'"
+            case .day: format = "'%d'"
+            case .hour: format = "'%H'"
+            case .minute: format = "'%M'"
+            case .second: format = "'%S'"
+            }
+            return .template(["CAST(strftime(", format, ", ", .expression(value), ") AS INTEGER)"])
+        case .postgres:
+            let field: SQLTemplatePiece
+            switch part {
+            case .year: field = "YEAR"
+            case .month: field = "MONTH"
+            case .day: field = "DAY"
+            case .hour: field = "HOUR"
+            case .minute: field = "MINUTE"
+            case .second: field = "SECOND"
+            }
+            let source: SQLTerm = type == .dateTimeOffset ? .template(["(", .expression(value), " AT TIME ZONE 'UTC')"])
+                : type == nil ? .template(["CAST(", .expression(value), " AS timestamp)"]) : value
+            let extract: SQLTerm = .template(["EXTRACT(", field, " FROM ", .expression(source), ")"])
+            return part == .second ? .template(["CAST(FLOOR(", .expression(extract), ") AS INTEGER)"])
+                                   : .template(["CAST(", .expression(extract), " AS INTEGER)"])
+        }
+    }
+
+    /// `ROUND(x[, digits])`, half away from zero on both: PostgreSQL rounds doubles half to even,
+    /// so a floating point value goes through `NUMERIC` and back (which is also the only type
+    /// PostgreSQL rounds to a digit count).
+    package func round(_ value: SQLTerm, digits: SQLTerm? = nil, floating: Bool) -> SQLTerm {
+        let throughNumeric = floating && dialect == .postgres
+        let operand: SQLTerm = throughNumeric ? .template(["CAST(", .expression(value), " AS NUMERIC)"]) : value
+        let rounded: SQLTerm = .call("ROUND", digits.map { [operand, $0] } ?? [operand])
+        return throughNumeric ? .template(["CAST(", .expression(rounded), " AS DOUBLE PRECISION)"]) : rounded
+    }
+
+    /// An integer argument for a PostgreSQL function that takes `INTEGER` (`SUBSTR`, `ROUND`): a
+    /// 64-bit value is clamped to its range, where such values are past any string's end and any
+    /// digit count, so that the cast cannot fail where SQLite, whose integers are 64-bit, answers.
+    package func int4(_ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
+        guard dialect == .postgres, type == .int64 else { return value }
+        return .template(["CAST(LEAST(GREATEST(", .expression(value), ", -2147483648), 2147483647) AS INTEGER)"])
+    }
+
+    /// `CAST(NULL AS …)` in the column type an EDM type is stored as (PostgreSQL needs the type to
+    /// choose function signatures); the keyword NULL on SQLite.
+    package func typedNull(_ type: EDMPrimitiveType) -> SQLTerm {
+        guard dialect == .postgres else { return .null }
+        switch type {
+        case .boolean: return .template(["CAST(NULL AS boolean)"])
+        case .byte, .sbyte, .int16: return .template(["CAST(NULL AS smallint)"])
+        case .int32: return .template(["CAST(NULL AS integer)"])
+        case .int64: return .template(["CAST(NULL AS bigint)"])
+        case .decimal: return .template(["CAST(NULL AS numeric)"])
+        case .double: return .template(["CAST(NULL AS double precision)"])
+        case .single: return .template(["CAST(NULL AS real)"])
+        case .dateTime: return .template(["CAST(NULL AS timestamp)"])
+        case .dateTimeOffset: return .template(["CAST(NULL AS timestamptz)"])
+        case .time: return .template(["CAST(NULL AS time)"])
+        case .guid: return .template(["CAST(NULL AS uuid)"])
+        case .binary: return .template(["CAST(NULL AS bytea)"])
+        case .string: return .template(["CAST(NULL AS text)"])
+        }
+    }
+}
