@@ -236,22 +236,17 @@ struct SQLEmitter {
     /// REAL operand, because a `NUMERIC` column may store a whole value as an integer and SQLite
     /// would then divide as integers where PostgreSQL does not.
     private func arithmetic(_ op: SQLArithmeticOperator, _ lhs: SQLTypedExpression, _ rhs: SQLTypedExpression, resultType: EDMPrimitiveType?) -> SQLTerm {
-        // Integer +, -, * and / in 64 bits, an error on overflow, on both databases: SQLite quietly
-        // turns an overflowing integer into a float, so the server gives its connections checked
-        // functions (`strata_add` …); PostgreSQL's `bigint` arithmetic fails by itself.
+        // Integer +, -, * and / in 64 bits, an error on overflow, on both databases (``FunctionTable``).
         if resultType?.isIntegral == true, op != .remainder {
-            if dialect == .sqlite {
-                let right = op == .divide ? .call("NULLIF", [expression(rhs, root: true), .template(["0"])]) : expression(rhs, root: true)
-                let arguments = [expression(lhs, root: true), right]
-                switch op {
-                case .add: return .call("strata_add", arguments)
-                case .subtract: return .call("strata_sub", arguments)
-                case .multiply: return .call("strata_mul", arguments)
-                default: return .call("strata_div", arguments)
-                }
+            let operation: FunctionTable.IntegerOperation = switch op {
+            case .add: .add
+            case .subtract: .subtract
+            case .multiply: .multiply
+            default: .divide
             }
-            let right = op == .divide ? .call("NULLIF", [bigint(rhs), .template(["0"])]) : bigint(rhs)
-            return .template(["(", .expression(bigint(lhs)), Self.spelling(op), .expression(right), ")"])
+            // Left before right: placeholders are numbered in the order they are written.
+            return dialect == .sqlite ? functions.checkedArithmetic(operation, expression(lhs, root: true), expression(rhs, root: true))
+                                      : functions.checkedArithmetic(operation, bigint(lhs), bigint(rhs))
         }
         switch op {
         case .divide, .remainder:

@@ -52,6 +52,38 @@ package struct FunctionTable: Sendable {
         }
     }
 
+    /// An integer operation that both databases compute in 64 bits and fail on overflow.
+    package enum IntegerOperation: Sendable {
+        case add, subtract, multiply, divide
+    }
+
+    /// Integer `+ - * /` in 64 bits, an error on overflow, and division by zero NULL, on both
+    /// databases: SQLite quietly turns an overflowing integer into a float, so the server gives its
+    /// connections checked functions (`strata_add` …, see `SQLiteCheckedArithmetic`); PostgreSQL's
+    /// `bigint` arithmetic fails by itself, so its operands must be `bigint` already (the caller
+    /// knows which of them are).
+    package func checkedArithmetic(_ operation: IntegerOperation, _ lhs: SQLTerm, _ rhs: SQLTerm) -> SQLTerm {
+        let divisor: SQLTerm = operation == .divide ? .call("NULLIF", [rhs, .template(["0"])]) : rhs
+        switch dialect {
+        case .sqlite:
+            switch operation {
+            case .add: return .call("strata_add", [lhs, divisor])
+            case .subtract: return .call("strata_sub", [lhs, divisor])
+            case .multiply: return .call("strata_mul", [lhs, divisor])
+            case .divide: return .call("strata_div", [lhs, divisor])
+            }
+        case .postgres:
+            let symbol: SQLTemplatePiece
+            switch operation {
+            case .add: symbol = " + "
+            case .subtract: symbol = " - "
+            case .multiply: symbol = " * "
+            case .divide: symbol = " / "
+            }
+            return .template(["(", .expression(lhs), symbol, .expression(divisor), ")"])
+        }
+    }
+
     /// `ROUND(x[, digits])`, half away from zero on both: PostgreSQL rounds doubles half to even,
     /// so a floating point value goes through `NUMERIC` and back (which is also the only type
     /// PostgreSQL rounds to a digit count).

@@ -207,33 +207,21 @@ struct FilterTranslator {
 }
 
 extension FilterTranslator {
-    /// Integer `add`, `sub`, `mul` and `div` in 64 bits, failing on overflow, on both databases:
-    /// SQLite through `SQLiteCheckedArithmetic`'s functions, PostgreSQL in `bigint`, whose overflow
-    /// is an error already. Nil for `mod`, which cannot overflow past what it divides.
+    /// Integer `add`, `sub`, `mul` and `div` in 64 bits, failing on overflow, on both databases
+    /// (``FunctionTable/checkedArithmetic(_:_:_:)``). Nil for `mod`, which cannot overflow past what it divides.
     func checkedIntegerArithmetic(_ op: BinaryOperator, _ lhs: SQLTerm, _ rhs: SQLTerm) -> SQLTerm? {
-        let divisor: SQLTerm = op == .div ? .template(["NULLIF(", .expression(rhs), ", 0)"]) : rhs
-        switch dialect {
-        case .sqlite:
-            let function: StaticString
-            switch op {
-            case .add: function = "strata_add("
-            case .sub: function = "strata_sub("
-            case .mul: function = "strata_mul("
-            case .div: function = "strata_div("
-            default: return nil
-            }
-            return .template([.text(function), .expression(lhs), ", ", .expression(divisor), ")"])
-        case .postgres:
-            let symbol: StaticString
-            switch op {
-            case .add: symbol = " + "
-            case .sub: symbol = " - "
-            case .mul: symbol = " * "
-            case .div: symbol = " / "
-            default: return nil
-            }
-            return .template(["(CAST(", .expression(lhs), " AS bigint)", .text(symbol), "CAST(", .expression(divisor), " AS bigint))"])
+        let operation: FunctionTable.IntegerOperation
+        switch op {
+        case .add: operation = .add
+        case .sub: operation = .subtract
+        case .mul: operation = .multiply
+        case .div: operation = .divide
+        default: return nil
         }
+        let bigint: (SQLTerm) -> SQLTerm = { [dialect] term in
+            dialect == .postgres ? .template(["CAST(", .expression(term), " AS bigint)"]) : term
+        }
+        return FunctionTable(dialect: dialect).checkedArithmetic(operation, bigint(lhs), bigint(rhs))
     }
 }
 
