@@ -53,24 +53,24 @@ struct MultipartTests {
 
     @Test("Reads a batch answer: parts, a nested change set, the HTTP messages inside")
     func readServerAnswer() throws {
-        let parts = try Multipart.parts(of: Array(Self.serverAnswer.utf8)[...], boundary: "batchresponse_1", what: "answer")
+        let parts = try MultipartMixed.parts(of: Array(Self.serverAnswer.utf8)[...], boundary: "batchresponse_1", what: "answer")
         #expect(parts.count == 3)
-        let (statusLine, afterStatus) = Multipart.firstLine(parts[0].body)
+        let (statusLine, afterStatus) = MultipartMixed.firstLine(parts[0].body)
         #expect(statusLine == "HTTP/1.1 200 OK")
-        let (headers, body) = try Multipart.headerBlock(afterStatus, what: "part 1")
+        let (headers, body) = try MultipartMixed.headerBlock(afterStatus, what: "part 1")
         #expect(headers.map(\.name) == ["Content-Type", "Content-Length"])
         #expect(Self.text(body) == #"{"d":{"__metadata":{"uri":"u/Person(1)"},"a":1}}"#)
-        #expect(Multipart.boundary(of: parts[1].header("content-type")) == "changesetresponse_2")
-        let changes = try Multipart.parts(of: parts[1].body, boundary: "changesetresponse_2", what: "change set")
+        #expect(MultipartMixed.boundary(of: parts[1].header("content-type")) == "changesetresponse_2")
+        let changes = try MultipartMixed.parts(of: parts[1].body, boundary: "changesetresponse_2", what: "change set")
         #expect(changes.map { $0.header("Content-ID") } == ["1", "2"])
-        #expect(changes.map { Multipart.firstLine($0.body).line } == ["HTTP/1.1 201 Created", "HTTP/1.1 204 No Content"])
-        #expect(Multipart.firstLine(parts[2].body).line == "HTTP/1.1 412 Precondition Failed")
+        #expect(changes.map { MultipartMixed.firstLine($0.body).line } == ["HTTP/1.1 201 Created", "HTTP/1.1 204 No Content"])
+        #expect(MultipartMixed.firstLine(parts[2].body).line == "HTTP/1.1 412 Precondition Failed")
     }
 
     @Test("Writing and reading are inverse, with bodies that contain line breaks and dashes, and change sets")
     func roundTrip() throws {
         let bodies = ["a\r\n--not-a-boundary\r\nb", "", "{\"x\":1}\n"]
-        var writer = MultipartWriter(boundary: "b_1")
+        var writer = MultipartMixed.Writer(boundary: "b_1")
         for body in bodies {
             writer.startPart()
             writer.writeHeader("X-Test", "1")
@@ -88,12 +88,12 @@ struct MultipartTests {
         writer.endChangeSet()
         #expect(writer.contentType == "multipart/mixed; boundary=b_1")
         let written = writer.finish()
-        let read = try Multipart.parts(of: written[...], boundary: "b_1", what: "message")
+        let read = try MultipartMixed.parts(of: written[...], boundary: "b_1", what: "message")
         #expect(read.count == 4)
         #expect(read.prefix(3).map { Self.text($0.body) } == bodies)
         #expect(read.prefix(3).allSatisfy { $0.header("x-test") == "1" && $0.headers.count == 1 })
-        let nested = try #require(Multipart.boundary(of: read[3].header("Content-Type")))
-        let changes = try Multipart.parts(of: read[3].body, boundary: nested, what: "change set")
+        let nested = try #require(MultipartMixed.boundary(of: read[3].header("Content-Type")))
+        let changes = try MultipartMixed.parts(of: read[3].body, boundary: nested, what: "change set")
         #expect(changes.map { Self.text($0.body) } == bodies.reversed())
         #expect(Self.text(written[...]).hasSuffix("--c_2--\r\n--b_1--\r\n"))
     }
@@ -101,40 +101,40 @@ struct MultipartTests {
     @Test("Lines ending in LF alone read like CRLF; padding after a delimiter is skipped")
     func lenientLineEnds() throws {
         let body = "preamble\n--b  \nContent-Type: application/http\n\nGET Person(1) HTTP/1.1\nAccept: */*\n\n\n--b--\nepilogue"
-        let parts = try Multipart.parts(of: Array(body.utf8)[...], boundary: "b", what: "body")
+        let parts = try MultipartMixed.parts(of: Array(body.utf8)[...], boundary: "b", what: "body")
         #expect(parts.count == 1)
         #expect(parts[0].header("CONTENT-TYPE") == "application/http")
-        let (line, rest) = Multipart.firstLine(parts[0].body)
+        let (line, rest) = MultipartMixed.firstLine(parts[0].body)
         #expect(line == "GET Person(1) HTTP/1.1")
-        let (headers, content) = try Multipart.headerBlock(rest, what: "operation")
+        let (headers, content) = try MultipartMixed.headerBlock(rest, what: "operation")
         #expect(headers.count == 1 && headers[0].name == "Accept" && headers[0].value == "*/*")
         #expect(content.isEmpty)
     }
 
     @Test("The boundary of multipart/mixed only: quoted or not, 1 to 70 characters")
     func boundaries() {
-        #expect(Multipart.boundary(of: #"multipart/mixed; boundary="quoted_2""#) == "quoted_2")
-        #expect(Multipart.boundary(of: "Multipart/Mixed;charset=utf-8; BOUNDARY=b") == "b")
-        #expect(Multipart.boundary(of: "multipart/related; boundary=b") == nil)
-        #expect(Multipart.boundary(of: "application/json") == nil)
-        #expect(Multipart.boundary(of: "multipart/mixed") == nil)
-        #expect(Multipart.boundary(of: "multipart/mixed; boundary=" + String(repeating: "x", count: 71)) == nil)
-        #expect(Multipart.boundary(of: nil) == nil)
-        let made = Multipart.makeBoundary("batch")
-        #expect(made.hasPrefix("batch_") && made != Multipart.makeBoundary("batch"))
-        #expect(Multipart.boundary(of: "multipart/mixed; boundary=\(made)") == made)
+        #expect(MultipartMixed.boundary(of: #"multipart/mixed; boundary="quoted_2""#) == "quoted_2")
+        #expect(MultipartMixed.boundary(of: "Multipart/Mixed;charset=utf-8; BOUNDARY=b") == "b")
+        #expect(MultipartMixed.boundary(of: "multipart/related; boundary=b") == nil)
+        #expect(MultipartMixed.boundary(of: "application/json") == nil)
+        #expect(MultipartMixed.boundary(of: "multipart/mixed") == nil)
+        #expect(MultipartMixed.boundary(of: "multipart/mixed; boundary=" + String(repeating: "x", count: 71)) == nil)
+        #expect(MultipartMixed.boundary(of: nil) == nil)
+        let made = MultipartMixed.makeBoundary("batch")
+        #expect(made.hasPrefix("batch_") && made != MultipartMixed.makeBoundary("batch"))
+        #expect(MultipartMixed.boundary(of: "multipart/mixed; boundary=\(made)") == made)
     }
 
     @Test("A body without its closing delimiter, or a header line without a colon, is refused")
     func malformed() {
         #expect(throws: ODataError.self) {
-            try Multipart.parts(of: Array("--b\r\n\r\nx\r\n".utf8)[...], boundary: "b", what: "body")
+            try MultipartMixed.parts(of: Array("--b\r\n\r\nx\r\n".utf8)[...], boundary: "b", what: "body")
         }
         #expect(throws: ODataError.self) {
-            try Multipart.parts(of: Array("no delimiter at all".utf8)[...], boundary: "b", what: "body")
+            try MultipartMixed.parts(of: Array("no delimiter at all".utf8)[...], boundary: "b", what: "body")
         }
         do {
-            _ = try Multipart.parts(of: Array("--b\r\nnot a header\r\n\r\nx\r\n--b--\r\n".utf8)[...], boundary: "b", what: "body")
+            _ = try MultipartMixed.parts(of: Array("--b\r\nnot a header\r\n\r\nx\r\n--b--\r\n".utf8)[...], boundary: "b", what: "body")
             Issue.record("a header line without a colon was accepted")
         } catch {
             #expect(error.status == 400 && error.message.contains("no colon"))

@@ -25,13 +25,13 @@ extension Batch {
     /// A failing change set does not make this throw: its result carries the failure, and other
     /// parts are unaffected. It throws when the batch as a whole is refused or unreadable.
     public func send() async throws(StrataError) -> [BatchPartResult] {
-        var writer = MultipartWriter(boundary: Multipart.makeBoundary("batch"))
+        var writer = MultipartMixed.Writer(boundary: MultipartMixed.makeBoundary("batch"))
         for part in parts {
             switch part {
             case .query(let path):
                 Self.writeHTTPPart(&writer, .get, path, body: nil, headers: ["Accept": "application/json"], contentID: nil)
             case .changeSet(let operations):
-                writer.startChangeSet(boundary: Multipart.makeBoundary("changeset"))
+                writer.startChangeSet(boundary: MultipartMixed.makeBoundary("changeset"))
                 for operation in operations {
                     var headers: StrataHeaders = [:]
                     if operation.body != nil { headers["Content-Type"] = "application/json" }
@@ -61,7 +61,7 @@ extension Batch {
     }
 
     /// One operation as an `application/http` part: its request line, headers and body.
-    private static func writeHTTPPart(_ writer: inout MultipartWriter, _ method: StrataRequest.Method, _ path: String,
+    private static func writeHTTPPart(_ writer: inout MultipartMixed.Writer, _ method: StrataRequest.Method, _ path: String,
                                       body: [UInt8]?, headers: StrataHeaders, contentID: String?) {
         writer.startPart()
         writer.writeHeader("Content-Type", "application/http")
@@ -78,7 +78,7 @@ extension Batch {
 
     /// Reads the `multipart/mixed` answer: one part per request part, change sets nested.
     static func read(_ response: StrataResponse, expecting parts: [Part]) throws(StrataError) -> [BatchPartResult] {
-        guard let boundary = Multipart.boundary(of: response.headers["Content-Type"]) else {
+        guard let boundary = MultipartMixed.boundary(of: response.headers["Content-Type"]) else {
             throw ResponseReader.invalid(response, "The $batch response is not multipart/mixed: \(response.text.prefix(120))")
         }
         let bodyParts = try multipartParts(of: [UInt8](response.body)[...], boundary: boundary, what: "$batch response", in: response)
@@ -87,7 +87,7 @@ extension Batch {
         }
         var results: [BatchPartResult] = []
         for (bodyPart, requestPart) in zip(bodyParts, parts) {
-            if let nested = Multipart.boundary(of: bodyPart.header("Content-Type")) {
+            if let nested = MultipartMixed.boundary(of: bodyPart.header("Content-Type")) {
                 let inner = try multipartParts(of: bodyPart.body, boundary: nested, what: "change set response", in: response)
                 results.append(BatchPartResult(isChangeSet: true, responses: try inner.map { part throws(StrataError) in
                     try Self.response(part, in: response)
@@ -102,9 +102,9 @@ extension Batch {
     }
 
     private static func multipartParts(of body: ArraySlice<UInt8>, boundary: String, what: String,
-                                       in response: StrataResponse) throws(StrataError) -> [MultipartPart] {
+                                       in response: StrataResponse) throws(StrataError) -> [MultipartMixed.Part] {
         do {
-            return try Multipart.parts(of: body, boundary: boundary, what: what)
+            return try MultipartMixed.parts(of: body, boundary: boundary, what: what)
         } catch {
             throw ResponseReader.invalid(response, error.message)
         }
@@ -112,8 +112,8 @@ extension Batch {
 
     /// The HTTP response inside an `application/http` part; the part's `Content-ID` is kept among
     /// its headers so that a caller can match it to its operation.
-    private static func response(_ part: MultipartPart, in batch: StrataResponse) throws(StrataError) -> StrataResponse {
-        let (statusLine, afterLine) = Multipart.firstLine(part.body)
+    private static func response(_ part: MultipartMixed.Part, in batch: StrataResponse) throws(StrataError) -> StrataResponse {
+        let (statusLine, afterLine) = MultipartMixed.firstLine(part.body)
         let words = statusLine.split(separator: " ", maxSplits: 2)
         guard words.count >= 2, words[0].hasPrefix("HTTP/"), let status = Int(words[1]) else {
             throw ResponseReader.invalid(batch, "A $batch part is not an HTTP response: \(String(decoding: part.body.prefix(80), as: UTF8.self))")
@@ -121,7 +121,7 @@ extension Batch {
         let fields: [(name: String, value: String)]
         let body: ArraySlice<UInt8>
         do {
-            (fields, body) = try Multipart.headerBlock(afterLine, what: "$batch part")
+            (fields, body) = try MultipartMixed.headerBlock(afterLine, what: "$batch part")
         } catch {
             throw ResponseReader.invalid(batch, error.message)
         }

@@ -27,7 +27,7 @@ struct BatchPartResponse: Sendable {
 /// nested `multipart/mixed` per change set, in request order. A change set that failed is answered
 /// by a single `application/http` part carrying the error, as OData V2 prescribes.
 struct BatchResponseWriter {
-    private var writer = MultipartWriter(boundary: Multipart.makeBoundary("batchresponse"))
+    private var writer = MultipartMixed.Writer(boundary: MultipartMixed.makeBoundary("batchresponse"))
 
     var contentType: String { writer.contentType }
 
@@ -36,7 +36,7 @@ struct BatchResponseWriter {
     }
 
     mutating func append(changeSet parts: [BatchPartResponse]) {
-        writer.startChangeSet(boundary: Multipart.makeBoundary("changesetresponse"))
+        writer.startChangeSet(boundary: MultipartMixed.makeBoundary("changesetresponse"))
         for part in parts { writePart(part) }
         writer.endChangeSet()
     }

@@ -17,9 +17,19 @@ struct SnippetTests {
         let advice = "run Scripts/extract-snippets to regenerate Tests/StrataClientTests/Snippets from the markdown"
         #expect(Set(present) == Set(expected.keys), "generated snippet files differ from the markdown files with ```swift blocks: \(advice)")
         for (name, text) in expected.sorted(by: { $0.key < $1.key }) {
-            let onDisk = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-            #expect(onDisk == text, "\(name) is not what the markdown gives: \(advice)")
+            let onDisk = (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            let upToDate = onDisk == text
+            #expect(upToDate, "\(name) differs from the markdown \(Self.firstDifference(onDisk, text)): \(advice)")
         }
+    }
+
+    /// Where two texts first differ, so that the message points at the example that changed.
+    static func firstDifference(_ old: String, _ new: String) -> String {
+        let oldLines = old.components(separatedBy: "\n"), newLines = new.components(separatedBy: "\n")
+        for (number, (was, now)) in zip(oldLines, newLines).enumerated() where was != now {
+            return "from line \(number + 1): '\(was.trimmingCharacters(in: .whitespaces))' is now '\(now.trimmingCharacters(in: .whitespaces))'"
+        }
+        return "in length (\(oldLines.count) lines, now \(newLines.count))"
     }
 
     @Test("Shell blocks are left out, context becomes parameters, declarations move to file level")

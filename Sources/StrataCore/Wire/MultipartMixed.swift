@@ -5,8 +5,12 @@ import Foundation
 /// content, which is an HTTP message (`application/http`) or a nested multipart change set.
 ///
 /// The server reads requests and the client reads responses with these same functions; both
-/// write with ``MultipartWriter``. Lines may end in CRLF or, from lenient peers, in LF alone.
-public enum Multipart {
+/// write with ``MultipartMixed/Writer``. Lines may end in CRLF or, from lenient peers, in LF alone.
+///
+/// Named for the one content type it handles. Apps see it through StrataClient's re-export of
+/// StrataCore, so the name, its ``Part`` and its ``Writer`` stay clear of multipart libraries'
+/// (MultipartKit's `MultipartPart`, Alamofire's `MultipartFormData`).
+public enum MultipartMixed {
     /// A boundary no body will contain by chance: `prefix`, an underscore and a random UUID.
     public static func makeBoundary(_ prefix: String) -> String {
         prefix + "_" + UUID().uuidString.lowercased()
@@ -32,7 +36,7 @@ public enum Multipart {
     ///
     /// - Parameter what: names the message in errors, for example `"$batch body"`.
     /// - Throws: ``ODataError`` (400) when the closing delimiter is missing or a header line has no colon.
-    public static func parts(of body: ArraySlice<UInt8>, boundary: String, what: String) throws(ODataError) -> [MultipartPart] {
+    public static func parts(of body: ArraySlice<UInt8>, boundary: String, what: String) throws(ODataError) -> [MultipartMixed.Part] {
         let delimiter = Array("--\(boundary)".utf8)
         var starts: [(index: Int, closing: Bool, contentStart: Int)] = []
         var index = body.startIndex
@@ -53,14 +57,14 @@ public enum Multipart {
         guard let last = starts.last, last.closing else {
             throw .badRequest("The \(what) does not end with the closing delimiter --\(boundary)--.")
         }
-        var parts: [MultipartPart] = []
+        var parts: [MultipartMixed.Part] = []
         for (current, next) in zip(starts, starts.dropFirst()) {
             // The line break before a delimiter belongs to the delimiter, not to the part.
             var end = next.index
             if end > current.contentStart, body[end - 1] == UInt8(ascii: "\n") { end -= 1 }
             if end > current.contentStart, body[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             let (headers, content) = try headerBlock(body[current.contentStart..<max(end, current.contentStart)], what: what)
-            parts.append(MultipartPart(headers: headers, body: content))
+            parts.append(MultipartMixed.Part(headers: headers, body: content))
         }
         return parts
     }
