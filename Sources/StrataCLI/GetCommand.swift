@@ -72,7 +72,7 @@ struct GetCommand: AsyncParsableCommand {
             return
         }
         if target.rawResource != nil {
-            let response = try await service.send(Request(.get, query.requestPath, headers: ["Accept": "*/*"]))
+            let response = try await service.send(StrataRequest(.get, query.requestPath, headers: ["Accept": "*/*"]))
             print(response.text.hasSuffix("\n") ? String(response.text.dropLast()) : response.text)
             return
         }

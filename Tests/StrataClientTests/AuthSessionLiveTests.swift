@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// ``AuthSession`` against Strata's own token service, over a real socket.

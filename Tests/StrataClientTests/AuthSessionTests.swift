@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// ``AuthSession`` against a stand-in token service that rotates refresh tokens and counts refreshes.

@@ -1,7 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
 import StrataClient
-import StrataCore
 import Testing
 
 /// BlobClient against a live server over real sockets: data and files both ways with progress,

@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 @Suite("Connection")
@@ -23,10 +22,10 @@ struct ConnectionTests {
         let recorder = EventRecorder()
         await connection.addObserver(recorder)
         let events = await connection.events()
-        let response = try await connection.send(Request(.get, "cardealer/Person?$top=3"))
+        let response = try await connection.send(StrataRequest(.get, "cardealer/Person?$top=3"))
         #expect(response.status == 200)
         let failure = try closedPort()
-        await #expect(throws: StrataError.self) { try await connection.send(Request(.get, "http://127.0.0.1:\(failure)/")) }
+        await #expect(throws: StrataError.self) { try await connection.send(StrataRequest(.get, "http://127.0.0.1:\(failure)/")) }
 
         let expected = ["willSend 1", "didReceive 1 200", "progress 1 download", "didFinish 1 200", "willSend 2", "didFail 2 network error"]
         #expect(collapsingProgress(recorder.log) == expected)
@@ -44,7 +43,7 @@ struct ConnectionTests {
         let connection = Connection(baseURL: server.rootURL,
                                     configuration: ConnectionConfiguration(defaultHeaders: ["Accept": "application/json", "X-Client": "tests"]))
         #expect(await connection.lastExchange == nil)
-        _ = try await connection.send(Request(.get, "cardealer/Car(5)", headers: ["X-Client": "override", "MaxDataServiceVersion": "1.0"]))
+        _ = try await connection.send(StrataRequest(.get, "cardealer/Car(5)", headers: ["X-Client": "override", "MaxDataServiceVersion": "1.0"]))
         let exchange = try #require(await connection.lastExchange)
         #expect(exchange.request.url.absoluteString == "http://localhost:\(server.port)/cardealer/Car(5)")
         #expect(exchange.request.method == .get)
@@ -67,7 +66,7 @@ struct ConnectionTests {
         let recorder = EventRecorder()
         await connection.addObserver(recorder)
         let started = ContinuousClock.now
-        let task = Task { try await connection.send(Request(.get, "slow")) }
+        let task = Task { try await connection.send(StrataRequest(.get, "slow")) }
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
         do {
@@ -84,7 +83,7 @@ struct ConnectionTests {
         // A task cancelled before it sends fails without touching the network.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await connection.send(Request(.get, "never"))
+            return try await connection.send(StrataRequest(.get, "never"))
         }
         await #expect(throws: StrataError.self) { try await early.value }
     }
@@ -95,7 +94,7 @@ struct ConnectionTests {
         let connection = Connection(baseURL: silent.url, configuration: ConnectionConfiguration(timeout: 300))
         let started = ContinuousClock.now
         do {
-            _ = try await connection.send(Request(.get, "slow", timeout: 1))
+            _ = try await connection.send(StrataRequest(.get, "slow", timeout: 1))
             Issue.record("a silent server answered")
         } catch {
             #expect(error.kind == .timedOut)
@@ -109,7 +108,7 @@ struct ConnectionTests {
         let server = try await LiveServer.shared()
         let connection = Connection(baseURL: server.rootURL)
         let recorder = ProgressRecorder()
-        let response = try await connection.send(Request(.get, "cardealer/PersonCarMaintenance", headers: ["MaxDataServiceVersion": "1.0"]),
+        let response = try await connection.send(StrataRequest(.get, "cardealer/PersonCarMaintenance", headers: ["MaxDataServiceVersion": "1.0"]),
                                                  progress: { recorder.add($0) })
         let reports = recorder.reports
         #expect(response.body.count > 100_000)
@@ -125,8 +124,8 @@ struct ConnectionTests {
         let authenticator = StaticAuthenticator(value: "Bearer secret-token")
         let connection = Connection(baseURL: server.rootURL, configuration: ConnectionConfiguration(authenticator: authenticator))
         let events = await connection.events()
-        _ = try await connection.send(Request(.get, "cardealer/Car(1)"))
-        _ = try await connection.send(Request(.get, "cardealer/Car(2)", isAuthenticated: false))
+        _ = try await connection.send(StrataRequest(.get, "cardealer/Car(1)"))
+        _ = try await connection.send(StrataRequest(.get, "cardealer/Car(2)", isAuthenticated: false))
         var shown: [String?] = []
         for await event in events {
             if case .willSend(let request) = event { shown.append(request.headers["Authorization"]) }

@@ -2,11 +2,10 @@ import Foundation
 import Hummingbird
 import NIOCore
 @testable import StrataClient
-import StrataCore
 import Testing
 
 /// `AsyncRequest` against a scripted server on a loopback socket: unstarted until started,
-/// progress as the body arrives, cancellation, and handlers delivered on the right actor.
+/// progress as the body arrives, cancellation, and handlers delivered on the main actor.
 @Suite struct DataTableAsyncRequestTests {
     static let table = CompactTable(name: "T", fields: [DataTableField(name: "id", type: .int32, key: true)], rows: [[.int32(1)], [.int32(2)]])
 
@@ -34,27 +33,32 @@ import Testing
         func increment() { count += 1 }
     }
 
-    /// An actor that starts requests; handlers without isolation must run on it.
-    actor Owner {
+    /// What handlers saw, in order; main-actor state, as a screen's would be.
+    @MainActor final class Log {
         var seen: [String] = []
-        func note(_ text: String) { seen.append(text) }
+    }
 
+    /// An actor that starts requests: its handlers still run on the main actor.
+    actor Owner {
         func run(_ request: AsyncRequest<DataTable>) async -> [String] {
+            let log = Log()
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 request.onProgress { progress in
-                    self.assumeIsolated { $0.seen.append("progress \(progress.completedBytes)") }
+                    MainActor.assertIsolated("progress off the main actor")
+                    log.seen.append("progress \(progress.completedBytes)")
                 }
                 request.onCompletion { table in
-                    self.assumeIsolated { $0.seen.append("done \(table.rows.count)") }
+                    MainActor.assertIsolated("completion off the main actor")
+                    log.seen.append("done \(table.rows.count)")
                     done.resume()
                 }
                 request.start()
             }
-            return seen
+            return await log.seen
         }
     }
 
-    @Test func unstartedUntilStartedThenDeliveredOnTheStartingActor() async throws {
+    @Test func unstartedUntilStartedThenDeliveredOnTheMainActor() async throws {
         try await Self.withScriptedServer(delay: .milliseconds(50)) { adapter, counter in
         let request = adapter.tableRequest("T")
         request.context = 42
@@ -81,7 +85,7 @@ import Testing
     }
 
     /// UI-style code: handlers written in a `@MainActor` type, without annotations, touch its
-    /// state directly. That compiles only because they inherit the main actor, and they run there.
+    /// state directly, because handlers are main-actor closures.
     @MainActor final class ViewModel {
         var rows: [DataTableRow] = []
         var progressReports = 0

@@ -1,6 +1,5 @@
 import Foundation
 @testable import StrataClient
-import StrataCore
 import Testing
 
 /// Data tables on the client alone: field checks, change tracking, reverts, views, deltas,

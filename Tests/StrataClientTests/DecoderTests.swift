@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// Every EDM type in every JSON form OData writes, decoded into Swift types.

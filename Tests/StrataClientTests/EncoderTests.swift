@@ -1,6 +1,5 @@
 import Foundation
 @testable import StrataClient
-import StrataCore
 import Testing
 
 @Suite("ODataEncoder")
@@ -75,81 +74,5 @@ struct EncoderTests {
         }
         let body = try ODataEncoder().encodeBody(NewPerson(firstName: "Ann", ssn: nil, PersonCar: [Link(Car: Car(make: "Volvo", model: "V70"))]))
         #expect(String(decoding: body, as: UTF8.self) == #"{"firstName":"Ann","ssn":null,"PersonCar":[{"Car":{"make":"Volvo","model":"V70"}}]}"#)
-    }
-}
-
-@Suite("Multipart")
-struct MultipartTests {
-    /// A `$batch` answer exactly as Strata's server writes it: a query, a change set that worked,
-    /// and one that failed (answered by a single part).
-    static let serverAnswer = [
-        "--batchresponse_1",
-        "Content-Type: application/http",
-        "Content-Transfer-Encoding: binary",
-        "",
-        "HTTP/1.1 200 OK",
-        "Content-Type: application/json;charset=utf-8",
-        "Content-Length: 49",
-        "",
-        #"{"d":{"__metadata":{"uri":"u/Person(1)"},"a":1}}"#,
-        "--batchresponse_1",
-        "Content-Type: multipart/mixed; boundary=changesetresponse_2",
-        "",
-        "--changesetresponse_2",
-        "Content-Type: application/http",
-        "Content-Transfer-Encoding: binary",
-        "Content-ID: 1",
-        "",
-        "HTTP/1.1 201 Created",
-        "Content-Type: application/json",
-        "",
-        #"{"d":{"__metadata":{"uri":"u/Person(7)","etag":"\"e7\""},"personID":7}}"#,
-        "--changesetresponse_2",
-        "Content-Type: application/http",
-        "Content-Transfer-Encoding: binary",
-        "Content-ID: 2",
-        "",
-        "HTTP/1.1 204 No Content",
-        "ETag: \"e8\"",
-        "",
-        "",
-        "--changesetresponse_2--",
-        "--batchresponse_1",
-        "Content-Type: application/http",
-        "Content-Transfer-Encoding: binary",
-        "",
-        "HTTP/1.1 412 Precondition Failed",
-        "Content-Type: application/json",
-        "",
-        String(decoding: ODataError(status: 412, code: "PreconditionFailed", message: "stale").jsonBody, as: UTF8.self),
-        "--batchresponse_1--",
-        "",
-    ].joined(separator: "\r\n")
-
-    @Test("Reads Strata's batch answer: queries, change sets, a failed change set")
-    func readServerAnswer() throws {
-        let parts = try #require(Multipart.parse(Array(Self.serverAnswer.utf8), boundary: "batchresponse_1"))
-        #expect(parts.count == 3)
-        let query = try #require(Multipart.parseHTTPResponse(parts[0].content))
-        #expect(query.status == 200)
-        #expect(String(decoding: query.body, as: UTF8.self).hasPrefix(#"{"d":{"#))
-        #expect(Multipart.boundary(inContentType: parts[1].headers["Content-Type"]) == "changesetresponse_2")
-        let changes = try #require(Multipart.parse(parts[1].content, boundary: "changesetresponse_2"))
-        #expect(changes.map { $0.headers["Content-ID"] } == ["1", "2"])
-        #expect(changes.compactMap { Multipart.parseHTTPResponse($0.content)?.status } == [201, 204])
-        #expect(Multipart.parseHTTPResponse(changes[1].content)?.headers["ETag"] == "\"e8\"")
-        #expect(Multipart.parseHTTPResponse(parts[2].content)?.status == 412)
-    }
-
-    @Test("Writing and reading are inverse, with bodies that contain line breaks and dashes")
-    func roundTrip() throws {
-        let bodies = ["a\r\n--not-a-boundary\r\nb", "", "{\"x\":1}\n"]
-        let parts = bodies.map { Multipart.Part(headers: ["X-Test": "1"], content: Array($0.utf8)) }
-        let written = Multipart.write(parts, boundary: "b_1")
-        let read = try #require(Multipart.parse(written, boundary: "b_1"))
-        #expect(read.map { String(decoding: $0.content, as: UTF8.self) } == bodies)
-        #expect(read.allSatisfy { $0.headers["x-test"] == "1" })
-        #expect(Multipart.boundary(inContentType: #"multipart/mixed; boundary="quoted_2""#) == "quoted_2")
-        #expect(Multipart.boundary(inContentType: "application/json") == nil)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 @Suite("Errors")
@@ -71,7 +70,7 @@ struct ErrorTests {
 
     @Test("An error body that is not OData still gives a readable error")
     func plainBody() {
-        let response = Response(status: 502, headers: [:], body: Data("Bad gateway\n".utf8), url: URL(string: "http://h/x")!)
+        let response = StrataResponse(status: 502, headers: [:], body: Data("Bad gateway\n".utf8), url: URL(string: "http://h/x")!)
         let error = StrataError(response: response)
         #expect(error.kind == .server)
         #expect(error.code == nil)

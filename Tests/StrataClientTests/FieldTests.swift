@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// A model as an app would write it, with its fields for the typed filter DSL.

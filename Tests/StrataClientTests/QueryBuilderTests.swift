@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// Every builder option must print a URL that StrataCore's parser — the server's — reads back to

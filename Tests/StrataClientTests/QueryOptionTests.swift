@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// The builder's options as the live server answers them: what the seed apps ask for, and every

@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// Reads against a live server: the seed apps' requests, single entities, navigation, composite

@@ -4,8 +4,8 @@ import NIOCore
 import StrataClient
 import Testing
 
-/// Transfers against small local Hummingbird servers; kept apart from the other connection tests
-/// because Hummingbird has its own `Request` and `Response`.
+/// Transfers against small local Hummingbird servers; each test starts its own server, scripted
+/// to the byte, with Hummingbird's `Request` and `Response` beside StrataClient's types.
 @Suite("Transfers")
 struct TransferTests {
     @Test("Upload progress reports every byte of a large body, in order")
@@ -19,7 +19,7 @@ struct TransferTests {
             let connection = Connection(baseURL: url)
             let recorder = ProgressRecorder()
             let size = 3 << 20
-            let response = try await connection.send(StrataClient.Request(.post, "upload", body: Data(repeating: 7, count: size)),
+            let response = try await connection.send(StrataRequest(.post, "upload", body: Data(repeating: 7, count: size)),
                                                      progress: { recorder.add($0) })
             #expect(response.text == String(size))
             let uploads = recorder.reports.filter { $0.direction == .upload }
@@ -59,11 +59,11 @@ struct TransferTests {
         try await withRouter(router) { url in
             let connection = Connection(baseURL: url, configuration: ConnectionConfiguration(timeout: 20))
             let started = ContinuousClock.now
-            let response = try await connection.send(StrataClient.Request(.get, "trickle"))
+            let response = try await connection.send(StrataRequest(.get, "trickle"))
             #expect(response.text.split(separator: "\n").count == 28)
             #expect(ContinuousClock.now - started > .seconds(21), "longer than the timeout in total")
             do {
-                _ = try await connection.send(StrataClient.Request(.get, "stall"))
+                _ = try await connection.send(StrataRequest(.get, "stall"))
                 Issue.record("a stalled response finished")
             } catch let error as StrataError {
                 #expect(error.kind == .timedOut)

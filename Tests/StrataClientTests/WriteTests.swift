@@ -1,6 +1,5 @@
 import Foundation
 import StrataClient
-import StrataCore
 import Testing
 
 /// Writes against a live server of their own: create, update, replace, delete, ETag conflicts,

@@ -24,7 +24,7 @@ func withLiveServer<T: Sendable>(
         let app = try await buildApplication(configuration, logger: TestDatabases.logger)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         return try await app.test(.live) { client in
-            let headers: HTTPHeaders = ["Accept": "application/json", "Authorization": AdministratorTestClient.authorization]
+            let headers: StrataHeaders = ["Accept": "application/json", "Authorization": AdministratorTestClient.authorization]
             let connection = Connection(baseURL: URL(string: "http://127.0.0.1:\(client.port!)/")!,
                                         configuration: ConnectionConfiguration(defaultHeaders: headers))
             return try await test(connection)

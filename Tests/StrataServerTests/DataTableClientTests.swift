@@ -195,35 +195,37 @@ struct DataTableClientTests {
         }
     }
 
-    /// Records where handlers run.
-    actor Screen {
+    /// Records what handlers saw; main-actor state, as a screen's would be.
+    @MainActor final class Screen {
         var events: [String] = []
-        func record(_ event: String) { events.append(event) }
+    }
 
-        /// Starts a request from this actor: handlers without isolation of their own must run here.
+    /// Starts a request from an actor of its own: handlers run on the main actor all the same.
+    actor Loader {
         func load(_ request: AsyncRequest<DataTable>) async -> [String] {
+            let screen = Screen()
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                request.onProgress { _ in self.assertIsolated("progress off the starting actor") }
+                request.onProgress { _ in MainActor.assertIsolated("progress off the main actor") }
                 request.onCompletion { table in
-                    self.assertIsolated("completion off the starting actor")
-                    self.assumeIsolated { $0.events.append("rows \(table.rows.count)") }
+                    MainActor.assertIsolated("completion off the main actor")
+                    screen.events.append("rows \(table.rows.count)")
                     done.resume()
                 }
-                request.onFailure { error in done.resume() }
+                request.onFailure { _ in done.resume() }
                 request.start()
             }
-            return events
+            return await screen.events
         }
     }
 
-    @Test("Asynchronous requests: configured before start, handlers on the starting actor, cancel, await", arguments: Backend.allCases)
+    @Test("Asynchronous requests: configured before start, handlers on the main actor, cancel, await", arguments: Backend.allCases)
     func asyncRequests(_ backend: Backend) async throws {
         try await withLiveServer(backend) { connection in
             let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             let request = adapter.tableRequest("Car", orderBy: "make")
             request.context = "Retrieving cars"
             #expect(request.state == .ready)
-            let events = await Screen().load(request)
+            let events = await Loader().load(request)
             #expect(events.count == 1 && events[0].hasPrefix("rows "))
             #expect(request.state == .finished)
             #expect(request.progress?.completedBytes ?? 0 > 0)

@@ -98,7 +98,7 @@ public actor AuthSession: RequestAuthenticator {
         refreshing?.cancel()
         refreshing = nil
         try await save(nil)
-        var request = Request(.post, "/auth/logout", headers: ["Authorization": current.authorization], isAuthenticated: false)
+        var request = StrataRequest(.post, "/auth/logout", headers: ["Authorization": current.authorization], isAuthenticated: false)
         if let refresh = current.refreshToken {
             request = Self.form([("refresh_token", refresh)], path: "/auth/logout")
             request.headers["Authorization"] = current.authorization
@@ -202,7 +202,7 @@ public actor AuthSession: RequestAuthenticator {
         }
     }
 
-    private func requestTokens(_ request: Request, previousRefreshToken: String? = nil) async throws(StrataError) -> Tokens {
+    private func requestTokens(_ request: StrataRequest, previousRefreshToken: String? = nil) async throws(StrataError) -> Tokens {
         var request = request
         request.isAuthenticated = false
         request.headers["Accept"] = "application/json"
@@ -211,9 +211,9 @@ public actor AuthSession: RequestAuthenticator {
     }
 
     /// An `application/x-www-form-urlencoded` POST, as OAuth token endpoints take.
-    static func form(_ fields: [(String, String)], path: String = "/auth/token") -> Request {
+    static func form(_ fields: [(String, String)], path: String = "/auth/token") -> StrataRequest {
         let body = fields.map { PercentEncoding.encodeFormValue($0.0) + "=" + PercentEncoding.encodeFormValue($0.1) }.joined(separator: "&")
-        return Request(.post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8), isAuthenticated: false)
+        return StrataRequest(.post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8), isAuthenticated: false)
     }
 }
 

@@ -28,7 +28,7 @@ public struct Tokens: Sendable, Hashable, Codable {
     ///
     /// A response without a refresh token keeps `previousRefreshToken`, as OAuth allows servers to
     /// leave an unchanged refresh token out.
-    static func read(_ response: Response, now: Date, previousRefreshToken: String? = nil) throws(StrataError) -> Tokens {
+    static func read(_ response: StrataResponse, now: Date, previousRefreshToken: String? = nil) throws(StrataError) -> Tokens {
         let json = try response.json()
         guard let access = json["access_token"]?.stringValue, !access.isEmpty else {
             throw ResponseReader.invalid(response, "The token response has no access_token")

@@ -4,7 +4,7 @@ import StrataCore
 extension BlobClient {
     /// The containers the caller may list.
     public func containers() async throws(StrataError) -> [BlobContainerInfo] {
-        let response = try await connection.send(Request(.get, "blobs")).requireSuccess()
+        let response = try await connection.send(StrataRequest(.get, "blobs")).requireSuccess()
         let items = try response.json()["containers"]?.arrayValue ?? []
         return items.compactMap { item in
             guard let name = item["name"]?.stringValue, let access = item["access"]?.stringValue.flatMap(BlobContainerAccess.init(rawValue:))
@@ -16,14 +16,14 @@ extension BlobClient {
 
     /// Creates a container (administrators only). Creating one that exists changes only its access.
     public func createContainer(_ name: String, access: BlobContainerAccess = .private) async throws(StrataError) {
-        try await connection.send(Request(.put, "blobs/\(PercentEncoding.encodeQueryValue(name))?access=\(access.rawValue)")).requireSuccess()
+        try await connection.send(StrataRequest(.put, "blobs/\(PercentEncoding.encodeQueryValue(name))?access=\(access.rawValue)")).requireSuccess()
     }
 
     /// Removes a container (administrators only): an empty one, or with `force` one with blobs,
     /// which are deleted with it.
     public func deleteContainer(_ name: String, force: Bool = false) async throws(StrataError) {
         let query = force ? "?force=true" : ""
-        try await connection.send(Request(.delete, "blobs/\(PercentEncoding.encodeQueryValue(name))\(query)")).requireSuccess()
+        try await connection.send(StrataRequest(.delete, "blobs/\(PercentEncoding.encodeQueryValue(name))\(query)")).requireSuccess()
     }
 
     /// One page of a container's blobs, in byte order of their names.
@@ -36,7 +36,7 @@ extension BlobClient {
         var query = ["prefix=" + PercentEncoding.encodeQueryValue(prefix)]
         if let limit { query.append("limit=\(limit)") }
         if let marker { query.append("marker=" + PercentEncoding.encodeQueryValue(marker)) }
-        let response = try await connection.send(Request(.get, "blobs/\(PercentEncoding.encodeQueryValue(container))?" + query.joined(separator: "&")))
+        let response = try await connection.send(StrataRequest(.get, "blobs/\(PercentEncoding.encodeQueryValue(container))?" + query.joined(separator: "&")))
             .requireSuccess()
         let json = try response.json()
         return BlobPage(blobs: (json["blobs"]?.arrayValue ?? []).compactMap(BlobProperties.init(json:)),

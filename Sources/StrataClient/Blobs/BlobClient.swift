@@ -48,7 +48,7 @@ public struct BlobClient: Sendable {
     public func upload(_ data: Data, to container: String, as name: String, contentType: String? = nil,
                        condition: BlobWriteCondition = .none,
                        progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobProperties {
-        try await upload(Request(.put, path(container, name), headers: headers(contentType, condition), body: data),
+        try await upload(StrataRequest(.put, path(container, name), headers: headers(contentType, condition), body: data),
                          name: name, progress: progress)
     }
 
@@ -60,11 +60,11 @@ public struct BlobClient: Sendable {
     public func upload(fileAt file: URL, to container: String, as name: String, contentType: String? = nil,
                        condition: BlobWriteCondition = .none,
                        progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobProperties {
-        try await upload(Request(.put, path(container, name), headers: headers(contentType, condition), bodyFile: file),
+        try await upload(StrataRequest(.put, path(container, name), headers: headers(contentType, condition), bodyFile: file),
                          name: name, progress: progress)
     }
 
-    private func upload(_ request: Request, name: String, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> BlobProperties {
+    private func upload(_ request: StrataRequest, name: String, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> BlobProperties {
         let response = try await connection.send(request, progress: progress).requireSuccess()
         guard let properties = BlobProperties(json: try response.json()) else {
             throw StrataError(.invalidResponse, status: response.status, method: .put, url: response.url,
@@ -73,7 +73,7 @@ public struct BlobClient: Sendable {
         return properties
     }
 
-    private func headers(_ contentType: String?, _ condition: BlobWriteCondition) -> HTTPHeaders {
+    private func headers(_ contentType: String?, _ condition: BlobWriteCondition) -> StrataHeaders {
         var headers = condition.headers
         headers["Content-Type"] = contentType
         return headers
@@ -88,9 +88,9 @@ public struct BlobClient: Sendable {
     ///   - progress: called as the body arrives (``TransferProgress/Direction/download``).
     public func download(_ container: String, _ name: String, range: ClosedRange<Int64>? = nil,
                          progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobData {
-        var headers: HTTPHeaders = ["Accept": "*/*"]
+        var headers: StrataHeaders = ["Accept": "*/*"]
         if let range { headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound)" }
-        let response = try await connection.send(Request(.get, path(container, name), headers: headers), progress: progress).requireSuccess()
+        let response = try await connection.send(StrataRequest(.get, path(container, name), headers: headers), progress: progress).requireSuccess()
         return try blobData(response, name: name)
     }
 
@@ -100,7 +100,7 @@ public struct BlobClient: Sendable {
     /// - Returns: nil when the caller's copy is current (the server answered 304 without a body).
     public func downloadIfModified(_ container: String, _ name: String, etag: String,
                                    progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobData? {
-        let request = Request(.get, path(container, name), headers: ["Accept": "*/*", "If-None-Match": etag])
+        let request = StrataRequest(.get, path(container, name), headers: ["Accept": "*/*", "If-None-Match": etag])
         let response = try await connection.send(request, progress: progress)
         if response.status == 304 { return nil }
         return try blobData(try response.requireSuccess(), name: name)
@@ -113,14 +113,14 @@ public struct BlobClient: Sendable {
     @discardableResult
     public func download(_ container: String, _ name: String, to file: URL,
                          progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobProperties {
-        let response = try await connection.download(Request(.get, path(container, name), headers: ["Accept": "*/*"]), to: file,
+        let response = try await connection.download(StrataRequest(.get, path(container, name), headers: ["Accept": "*/*"]), to: file,
                                                       progress: progress).requireSuccess()
         return try properties(response, name: name)
     }
 
     /// A blob's properties without its content (`HEAD`).
     public func properties(_ container: String, _ name: String) async throws(StrataError) -> BlobProperties {
-        let response = try await connection.send(Request(.head, path(container, name), headers: ["Accept": "*/*"]))
+        let response = try await connection.send(StrataRequest(.head, path(container, name), headers: ["Accept": "*/*"]))
         guard response.isSuccess else {
             // A HEAD answer has no body to carry the error's message; say what the status means.
             throw StrataError(StrataError.Kind(status: response.status), status: response.status, method: .head, url: response.url,
@@ -130,7 +130,7 @@ public struct BlobClient: Sendable {
         return try properties(response, name: name)
     }
 
-    private func blobData(_ response: Response, name: String) throws(StrataError) -> BlobData {
+    private func blobData(_ response: StrataResponse, name: String) throws(StrataError) -> BlobData {
         var range: ClosedRange<Int64>?
         if response.status == 206, let header = response.headers["Content-Range"] {
             let bounds = header.dropFirst("bytes ".count).split(separator: "/").first?.split(separator: "-").compactMap { Int64($0) } ?? []
@@ -139,7 +139,7 @@ public struct BlobClient: Sendable {
         return BlobData(data: response.body, properties: try properties(response, name: name), range: range)
     }
 
-    private func properties(_ response: Response, name: String) throws(StrataError) -> BlobProperties {
+    private func properties(_ response: StrataResponse, name: String) throws(StrataError) -> BlobProperties {
         guard let properties = BlobProperties(name: name, headers: response.headers) else {
             throw StrataError(.invalidResponse, status: response.status, method: response.request?.method, url: response.url,
                               message: "The answer has no ETag, so it does not describe a blob.", response: response)
@@ -151,9 +151,9 @@ public struct BlobClient: Sendable {
 
     /// Deletes a blob; with an `etag`, only if it is still that version.
     public func delete(_ container: String, _ name: String, ifMatch etag: String? = nil) async throws(StrataError) {
-        var headers: HTTPHeaders = [:]
+        var headers: StrataHeaders = [:]
         headers["If-Match"] = etag
-        try await connection.send(Request(.delete, path(container, name), headers: headers)).requireSuccess()
+        try await connection.send(StrataRequest(.delete, path(container, name), headers: headers)).requireSuccess()
     }
 
     /// The connection-relative path of a blob (`blobs/speakers/a%20b/c.jpg`): each byte a path

@@ -39,7 +39,7 @@ public struct BlobProperties: Sendable, Hashable {
     }
 
     /// From the headers of a GET or HEAD answer; the size is the whole blob's even for a range.
-    init?(name: String, headers: HTTPHeaders) {
+    init?(name: String, headers: StrataHeaders) {
         guard let etag = headers["ETag"] else { return nil }
         var size = headers["Content-Length"].flatMap { Int64($0) }
         if let range = headers["Content-Range"], let total = range.split(separator: "/").last.flatMap({ Int64($0) }) {
@@ -91,7 +91,7 @@ public enum BlobWriteCondition: Sendable, Hashable {
     /// Only if the blob is still the version with this ETag (`If-Match`).
     case ifMatch(String)
 
-    var headers: HTTPHeaders {
+    var headers: StrataHeaders {
         switch self {
         case .none: return [:]
         case .ifAbsent: return ["If-None-Match": "*"]

@@ -6,8 +6,8 @@ import FoundationNetworking
 extension Connection {
     /// Sends one request over URLSession and follows it to the end, emitting its events in order.
     /// With a `destination`, a successful response's body goes to that file instead of memory.
-    func perform(_ request: Request, authorization: String?, destination: URL? = nil,
-                 progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> Response {
+    func perform(_ request: StrataRequest, authorization: String?, destination: URL? = nil,
+                 progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> StrataResponse {
         let url = try url(for: request.path)
         if let file = request.bodyFile, !FileManager.default.isReadableFile(atPath: file.path) {
             throw StrataError(.invalidRequest, method: request.method, url: url, message: "There is no readable file at \(file.path) to send.")
@@ -27,7 +27,7 @@ extension Connection {
         emit(.willSend(sent))
         let started = Date()
 
-        let outcome: Result<Response, StrataError>
+        let outcome: Result<StrataResponse, StrataError>
         if Task.isCancelled {
             outcome = .failure(Self.cancelled(sent))
         } else {
@@ -77,7 +77,7 @@ extension Connection {
     /// `destination` when the status is a success) and reporting progress.
     private func follow(_ updates: AsyncStream<TaskUpdate>, of sent: SentRequest, timer: IdleTimer, destination: URL?,
                         cancel: @Sendable () -> Void,
-                        progress: (@Sendable (TransferProgress) -> Void)?) async -> Result<Response, StrataError> {
+                        progress: (@Sendable (TransferProgress) -> Void)?) async -> Result<StrataResponse, StrataError> {
         var head: ResponseHead?
         var body = Data()
         var received: Int64 = 0
@@ -135,7 +135,7 @@ extension Connection {
                         return .failure(Self.fileError(error, sent: sent, destination: written.destination))
                     }
                 }
-                return .success(Response(status: head.status, headers: head.headers, body: body, url: head.url, request: sent))
+                return .success(StrataResponse(status: head.status, headers: head.headers, body: body, url: head.url, request: sent))
             }
         }
         // The stream ends without completion only when the waiting task was cancelled.

@@ -11,7 +11,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let connection = Connection(baseURL: URL(string: "http://127.0.0.1:8080/cardealer/")!)
-/// let response = try await connection.send(Request(.get, "Person(1)"))
+/// let response = try await connection.send(StrataRequest(.get, "Person(1)"))
 /// print(response.status, response.text)
 /// ```
 ///
@@ -83,7 +83,7 @@ public actor Connection {
 
     /// Sends a request and returns the complete response, whatever its status.
     ///
-    /// Error statuses are responses, not errors: call ``Response/requireSuccess()`` (the data service
+    /// Error statuses are responses, not errors: call ``StrataResponse/requireSuccess()`` (the data service
     /// does) to turn them into a ``StrataError``. With an authenticator, a 401 triggers one refresh
     /// and one retry.
     ///
@@ -92,7 +92,7 @@ public actor Connection {
     /// - Throws: ``StrataError`` of kind ``StrataError/Kind/transport``, ``StrataError/Kind/timedOut``,
     ///   ``StrataError/Kind/cancelled`` or ``StrataError/Kind/invalidRequest``, or whatever the
     ///   authenticator throws.
-    public func send(_ request: Request, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> Response {
+    public func send(_ request: StrataRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> StrataResponse {
         try await send(request, destination: nil, progress: progress)
     }
 
@@ -101,17 +101,17 @@ public actor Connection {
     ///
     /// The body goes to a temporary file beside `destination`, which replaces `destination` only
     /// once the whole body has arrived: a failed or cancelled transfer leaves an existing file as
-    /// it was. For a 2xx answer the returned response's ``Response/body`` is empty; any other
+    /// it was. For a 2xx answer the returned response's ``StrataResponse/body`` is empty; any other
     /// answer is returned whole, in memory, and no file is written.
     ///
     /// - Throws: what ``send(_:progress:)`` throws, and ``StrataError/Kind/invalidRequest`` when
     ///   the file cannot be written.
-    public func download(_ request: Request, to destination: URL,
-                         progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> Response {
+    public func download(_ request: StrataRequest, to destination: URL,
+                         progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> StrataResponse {
         try await send(request, destination: destination, progress: progress)
     }
 
-    private func send(_ request: Request, destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> Response {
+    private func send(_ request: StrataRequest, destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> StrataResponse {
         let authenticator = request.isAuthenticated ? configuration.authenticator : nil
         let authorization = try await authenticator?.authorization()
         let response = try await perform(request, authorization: authorization, destination: destination, progress: progress)

@@ -3,7 +3,7 @@ import Foundation
 /// Settings a ``Connection`` applies to every request.
 public struct ConnectionConfiguration: Sendable {
     /// Sent with every request unless the request sets the same header.
-    public var defaultHeaders: HTTPHeaders
+    public var defaultHeaders: StrataHeaders
     /// Seconds to wait for the server before a request fails with ``StrataError/Kind/timedOut``.
     public var timeout: TimeInterval
     /// Credentials for requests; nil sends none.
@@ -11,7 +11,7 @@ public struct ConnectionConfiguration: Sendable {
 
     /// Settings for a connection; the defaults accept JSON, wait 60 seconds and send no credentials.
     public init(
-        defaultHeaders: HTTPHeaders = ["Accept": "application/json"],
+        defaultHeaders: StrataHeaders = ["Accept": "application/json"],
         timeout: TimeInterval = 60,
         authenticator: (any RequestAuthenticator)? = nil
     ) {

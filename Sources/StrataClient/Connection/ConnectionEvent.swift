@@ -7,7 +7,7 @@ public enum ConnectionEvent: Sendable {
     case willSend(SentRequest)
     case didReceiveResponse(SentRequest, ResponseHead)
     case progress(SentRequest, TransferProgress)
-    case didFinish(SentRequest, Response)
+    case didFinish(SentRequest, StrataResponse)
     case didFail(SentRequest, StrataError)
 
     /// The request the event belongs to.

@@ -8,7 +8,7 @@ public protocol ConnectionObserver: Sendable {
     func connection(_ connection: Connection, willSend request: SentRequest)
     func connection(_ connection: Connection, didReceive head: ResponseHead, for request: SentRequest)
     func connection(_ connection: Connection, didProgress progress: TransferProgress, for request: SentRequest)
-    func connection(_ connection: Connection, didFinish response: Response, for request: SentRequest)
+    func connection(_ connection: Connection, didFinish response: StrataResponse, for request: SentRequest)
     func connection(_ connection: Connection, didFail error: StrataError, for request: SentRequest)
 }
 
@@ -16,7 +16,7 @@ extension ConnectionObserver {
     public func connection(_ connection: Connection, willSend request: SentRequest) {}
     public func connection(_ connection: Connection, didReceive head: ResponseHead, for request: SentRequest) {}
     public func connection(_ connection: Connection, didProgress progress: TransferProgress, for request: SentRequest) {}
-    public func connection(_ connection: Connection, didFinish response: Response, for request: SentRequest) {}
+    public func connection(_ connection: Connection, didFinish response: StrataResponse, for request: SentRequest) {}
     public func connection(_ connection: Connection, didFail error: StrataError, for request: SentRequest) {}
 }
 

@@ -10,6 +10,7 @@ import Foundation
 /// `@unchecked Sendable`: `lastActivity` and `fired` are only read and written while holding `lock`;
 /// the task it cancels is itself thread-safe.
 final class IdleTimer: @unchecked Sendable {
+    // The client's one lock style (see AsyncRequest for why NSLock rather than Mutex).
     private let lock = NSLock()
     private let timeout: TimeInterval
     private var lastActivity = Date()

@@ -1,7 +1,7 @@
 /// Supplies credentials for a ``Connection``'s requests; ``AuthSession`` is the one Strata ships.
 ///
 /// The connection asks for the `Authorization` value before each request that has
-/// ``Request/isAuthenticated`` set. When the server answers 401 it calls
+/// ``StrataRequest/isAuthenticated`` set. When the server answers 401 it calls
 /// ``refreshAfterRejection(of:)`` once and, if that returns true, sends the request again with a
 /// fresh value; a second 401 is returned to the caller.
 public protocol RequestAuthenticator: Sendable {

@@ -9,11 +9,11 @@ public struct SentRequest: Sendable, Hashable, Identifiable {
     /// Unique within one connection, increasing in the order requests were started.
     public var id: UInt64
     /// The method sent.
-    public var method: HTTPMethod
+    public var method: StrataRequest.Method
     /// The absolute URL the path resolved to.
     public var url: URL
     /// Every header sent, defaults included, credentials redacted.
-    public var headers: HTTPHeaders
+    public var headers: StrataHeaders
     /// The body sent, if any.
     public var body: Data?
     /// The file sent as the body, when the request sent one.
@@ -29,7 +29,7 @@ public struct Exchange: Sendable {
     /// The request as sent.
     public var request: SentRequest
     /// Nil when the request failed before a response arrived.
-    public var response: Response?
+    public var response: StrataResponse?
     /// Set when the exchange failed (transport error, cancellation); an error status is still a response.
     public var error: StrataError?
     /// When the request was sent.

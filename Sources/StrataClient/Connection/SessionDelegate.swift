@@ -22,6 +22,7 @@ enum TaskUpdate: Sendable {
 /// ``Connection`` registers tasks from its own executor. Both only touch `streams`, `activity` and `headSent`
 /// while holding `lock`, and the continuations themselves are Sendable; nothing else is stored.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // The client's one lock style (see AsyncRequest for why NSLock rather than Mutex).
     private let lock = NSLock()
     private var streams: [Int: AsyncStream<TaskUpdate>.Continuation] = [:]
     private var headSent: Set<Int> = []
@@ -53,7 +54,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private func yieldHead(of task: URLSessionTask, to continuation: AsyncStream<TaskUpdate>.Continuation) {
         guard let http = task.response as? HTTPURLResponse, let url = http.url ?? task.originalRequest?.url else { return }
-        var headers = HTTPHeaders()
+        var headers = StrataHeaders()
         for (name, value) in http.allHeaderFields {
             headers.add(name: "\(name)", value: "\(value)")
         }

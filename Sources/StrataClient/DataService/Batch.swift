@@ -28,7 +28,7 @@ public struct Batch: Sendable {
     }
 
     struct Operation: Sendable {
-        var method: HTTPMethod
+        var method: StrataRequest.Method
         /// Relative to the service root, or `$n/…` for a content reference.
         var path: String
         var body: [UInt8]?
@@ -75,7 +75,7 @@ public struct ChangeSet: Sendable {
     }
 
     @discardableResult
-    private mutating func add(_ method: HTTPMethod, _ path: String, body: [UInt8]?, ifMatch: IfMatch) -> ContentReference {
+    private mutating func add(_ method: StrataRequest.Method, _ path: String, body: [UInt8]?, ifMatch: IfMatch) -> ContentReference {
         let id = nextContentID
         nextContentID += 1
         operations.append(Batch.Operation(method: method, path: path, body: body, ifMatch: ifMatch, contentID: id))

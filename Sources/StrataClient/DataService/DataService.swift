@@ -51,7 +51,7 @@ public struct DataService: Sendable {
 
     /// The names of the service's entity sets, from its service document.
     public func entitySets() async throws(StrataError) -> [String] {
-        let response = try await send(Request(.get, rootPath))
+        let response = try await send(StrataRequest(.get, rootPath))
         let content = try ResponseReader.wrapped(response)
         guard let names = content["EntitySets"]?.arrayValue?.compactMap(\.stringValue) else {
             throw ResponseReader.invalid(response, "The service document has no EntitySets list")
@@ -61,7 +61,7 @@ public struct DataService: Sendable {
 
     /// The service's `$metadata` document (EDMX, XML) as text.
     public func metadataDocument() async throws(StrataError) -> String {
-        try await send(Request(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"])).text
+        try await send(StrataRequest(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"])).text
     }
 
     /// Sends a request with the service's version headers and returns the response when it is a success.
@@ -71,7 +71,7 @@ public struct DataService: Sendable {
     ///
     /// - Throws: ``StrataError`` with the server's OData error for unsuccessful statuses.
     @discardableResult
-    public func send(_ request: Request, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> Response {
+    public func send(_ request: StrataRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> StrataResponse {
         var request = request
         if request.headers["MaxDataServiceVersion"] == nil {
             request.headers["MaxDataServiceVersion"] = "\(maxVersion.rawValue).0"

@@ -27,7 +27,7 @@ public struct EntityPage: Sendable {
 /// Reads the verbose JSON envelopes: `{"d": entity}`, `{"d": […]}` (V1) and
 /// `{"d": {"results": […], "__count": "N", "__next": "…"}}` (V2).
 enum ResponseReader {
-    static func page(_ response: Response) throws(StrataError) -> EntityPage {
+    static func page(_ response: StrataResponse) throws(StrataError) -> EntityPage {
         let content = try wrapped(response)
         switch content {
         case .array(let items):
@@ -44,7 +44,7 @@ enum ResponseReader {
         }
     }
 
-    static func entity(_ response: Response) throws(StrataError) -> Entity {
+    static func entity(_ response: StrataResponse) throws(StrataError) -> Entity {
         let content = try wrapped(response)
         guard case .object(let object) = content else {
             let hint = content.arrayValue != nil ? "; use all(), first() or entities() for a collection" : ""
@@ -57,7 +57,7 @@ enum ResponseReader {
     }
 
     /// The value inside `{"d": …}`.
-    static func wrapped(_ response: Response) throws(StrataError) -> JSONValue {
+    static func wrapped(_ response: StrataResponse) throws(StrataError) -> JSONValue {
         let json = try response.json()
         guard case .object(let root) = json, let content = root["d"] else {
             throw invalid(response, "The response has no {\"d\": …} wrapper, so it is not OData verbose JSON: \(response.text.prefix(120))")
@@ -65,7 +65,7 @@ enum ResponseReader {
         return content
     }
 
-    private static func entities(_ items: [JSONValue], _ response: Response) throws(StrataError) -> [Entity] {
+    private static func entities(_ items: [JSONValue], _ response: StrataResponse) throws(StrataError) -> [Entity] {
         var result: [Entity] = []
         result.reserveCapacity(items.count)
         for item in items {
@@ -75,7 +75,7 @@ enum ResponseReader {
         return result
     }
 
-    static func invalid(_ response: Response, _ message: String) -> StrataError {
+    static func invalid(_ response: StrataResponse, _ message: String) -> StrataError {
         StrataError(.invalidResponse, status: response.status, method: response.request?.method, url: response.url,
                     message: message, response: response)
     }

@@ -59,7 +59,7 @@ public struct PageSequence: AsyncSequence, Sendable {
         public mutating func next() async throws -> EntityPage? {
             guard let path = pending else { return nil }
             pending = nil
-            let response = try await service.send(Request(.get, path))
+            let response = try await service.send(StrataRequest(.get, path))
             let page = try ResponseReader.page(response)
             await service.etags.record(page.entities)
             if let next = page.nextLink?.absoluteString {

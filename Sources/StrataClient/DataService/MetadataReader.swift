@@ -11,7 +11,7 @@ extension DataService {
     /// With it, ``Entity/value(_:in:)`` reads every property as its declared type, which the JSON alone
     /// cannot say (an `Edm.Int64` and an `Edm.String` are both JSON strings).
     public func model() async throws(StrataError) -> ServiceModel {
-        let response = try await send(Request(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"]))
+        let response = try await send(StrataRequest(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"]))
         do {
             var model = try MetadataReader.read(Data(response.body))
             model.serviceName = rootURL.lastPathComponent

@@ -6,7 +6,7 @@ import StrataCore
 extension ODataQuery {
     /// The URLs of the entities `navigationProperty` links to (`GET …/$links/Nav`).
     public func links(_ navigationProperty: String) async throws(StrataError) -> [URL] {
-        let response = try await service.send(Request(.get, service.path(linksPath(navigationProperty), options: options)))
+        let response = try await service.send(StrataRequest(.get, service.path(linksPath(navigationProperty), options: options)))
         let content = try ResponseReader.wrapped(response)
         let items: [JSONValue]
         switch content {
@@ -46,7 +46,7 @@ extension ODataQuery {
             }
             linkPath.segments[linkPath.segments.count - 1].key = key
         }
-        try await service.send(Request(.delete, service.path(linkPath)))
+        try await service.send(StrataRequest(.delete, service.path(linkPath)))
     }
 
     private func linksPath(_ navigationProperty: String) -> ResourcePath {

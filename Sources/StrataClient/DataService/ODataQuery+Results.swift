@@ -5,7 +5,7 @@ extension ODataQuery {
     /// The first page of the collection, with ``EntityPage/count`` when ``inlineCount(_:)`` was asked
     /// for and ``EntityPage/nextLink`` when there are more.
     public func page() async throws(StrataError) -> EntityPage {
-        let page = try ResponseReader.page(try await service.send(Request(.get, requestPath)))
+        let page = try ResponseReader.page(try await service.send(StrataRequest(.get, requestPath)))
         await service.etags.record(page.entities)
         return page
     }
@@ -49,7 +49,7 @@ extension ODataQuery {
     ///
     /// - Throws: ``StrataError/Kind/notFound`` when it does not exist.
     public func get() async throws(StrataError) -> Entity {
-        let response = try await service.send(Request(.get, requestPath))
+        let response = try await service.send(StrataRequest(.get, requestPath))
         let entity = try ResponseReader.entity(response)
         await service.record(entity, from: response)
         return entity
@@ -67,7 +67,7 @@ extension ODataQuery {
         countPath.segments.append(PathSegment("$count"))
         let countOptions = QueryOptions(filter: options.filter, top: options.top, skip: options.skip,
                                         customOptions: options.customOptions)
-        let response = try await service.send(Request(.get, service.path(countPath, options: countOptions),
+        let response = try await service.send(StrataRequest(.get, service.path(countPath, options: countOptions),
                                                       headers: ["Accept": "text/plain, application/json"]))
         let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let count = Int(text) else {
@@ -99,7 +99,7 @@ extension ODataQuery {
     /// Sends the query and reads whichever it answers, one entity or the first page of a collection;
     /// for tools that take any URL, such as `strata get`.
     public func fetch() async throws(StrataError) -> FetchResult {
-        let response = try await service.send(Request(.get, requestPath))
+        let response = try await service.send(StrataRequest(.get, requestPath))
         let content = try ResponseReader.wrapped(response)
         if content.arrayValue != nil || (content["results"]?.arrayValue != nil && content["__metadata"] == nil) {
             let page = try ResponseReader.page(response)
@@ -115,7 +115,7 @@ extension ODataQuery {
 extension DataService {
     /// Records a single entity's ETag: the response's `ETag` header when there is one (it is the
     /// authoritative version of a single-entity response), else `__metadata.etag`.
-    func record(_ entity: Entity, from response: Response) async {
+    func record(_ entity: Entity, from response: StrataResponse) async {
         await etags.record(entity)
         if let header = response.headers["ETag"], let uri = entity.uri {
             await etags.record(header, for: uri)

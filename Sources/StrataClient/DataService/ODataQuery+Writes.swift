@@ -69,10 +69,10 @@ extension ODataQuery {
     /// Sends a write to this entity with `If-Match`, records the new ETag, and on 412 fetches the
     /// server's current entity into the error.
     @discardableResult
-    private func write(_ method: HTTPMethod, body: [UInt8]?, ifMatch: IfMatch) async throws(StrataError) -> String? {
+    private func write(_ method: StrataRequest.Method, body: [UInt8]?, ifMatch: IfMatch) async throws(StrataError) -> String? {
         let target = service.path(path)
         let url = try service.connection.url(for: target)
-        var request = body.map { Request.json(method, target, body: $0) } ?? Request(method, target)
+        var request = body.map { StrataRequest.json(method, target, body: $0) } ?? StrataRequest(method, target)
         if let etag = await ifMatch.value(for: url, in: service.etags) {
             request.headers["If-Match"] = etag
         }

@@ -13,19 +13,26 @@ import StrataCore
 /// ```
 ///
 /// ## Where handlers run
-/// The seed's callbacks ran on the thread that started the request, so UI code could touch its
-/// views without locks. Here a handler runs on the actor it was written on: one written in
-/// `@MainActor` code (a view model, a SwiftUI view) runs on the main actor, one written in an
-/// actor's method that uses `self` runs on that actor, and one marked `{ @MainActor in … }` runs
-/// on the main actor wherever it was written. A handler written outside any actor runs on no
-/// particular actor, as the seed's `startInBackground` callbacks did.
+/// Handlers run on the main actor, as Data Abstract's callbacks ran on the main thread: UI code
+/// (a view model, a SwiftUI view) touches its state in them directly, and a handler written
+/// anywhere else is still main-actor code, so it may update the UI too. Code on another actor, or
+/// in no actor, awaits ``value`` instead and stays where it is.
+///
+/// The main actor must be free to run them: an app's is, and so is that of a command-line tool or
+/// test with an `async` entry point (on Linux too, where the main actor drains the main dispatch
+/// queue). A program that blocks its main thread waiting for the request gets no handler calls.
 ///
 /// Handlers of one request run one at a time, in order: every progress report before the
-/// completion or failure. The result is also available to `async` code through ``value``.
-/// Handlers added after the request finished are not called; add them before ``start()``.
+/// completion or failure. Handlers added after the request finished are not called; add them
+/// before ``start()``.
 public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while holding
     // `lock` (see `locked`), and handlers are copied out before they are called.
+    //
+    // The lock is an `NSLock`, the client's one lock style: apps on iOS 17 (and watchOS 10, tvOS
+    // 17) use the client, and `Synchronization.Mutex` needs iOS 18; NIO's locks would pull NIO
+    // into apps. The critical sections are a few assignments, never an `await`, so a plain lock is
+    // enough.
 
     /// Where a request is in its life.
     public enum State: Sendable, Hashable {
@@ -41,8 +48,8 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         case cancelled
     }
 
-    /// A handler: a closure that runs on the actor it was written on (see the type's discussion).
-    public typealias Handler<Argument> = @Sendable @isolated(any) (Argument) -> Void
+    /// A handler: a closure that runs on the main actor (see the type's discussion).
+    public typealias Handler<Argument> = @MainActor @Sendable (Argument) -> Void
 
     private enum Event: Sendable {
         case progress(TransferProgress)
@@ -86,23 +93,23 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
     /// The latest progress reported; nil before any bytes moved.
     public var progress: TransferProgress? { locked { progressValue } }
 
-    /// Calls `handler` with the result when the request succeeds.
+    /// Calls `handler` on the main actor with the result when the request succeeds.
     @discardableResult
-    public func onCompletion(@_inheritActorContext _ handler: @escaping Handler<Value>) -> Self {
+    public func onCompletion(_ handler: @escaping Handler<Value>) -> Self {
         locked { completionHandlers.append(handler) }
         return self
     }
 
-    /// Calls `handler` with the error when the request fails or is cancelled.
+    /// Calls `handler` on the main actor with the error when the request fails or is cancelled.
     @discardableResult
-    public func onFailure(@_inheritActorContext _ handler: @escaping Handler<StrataError>) -> Self {
+    public func onFailure(_ handler: @escaping Handler<StrataError>) -> Self {
         locked { failureHandlers.append(handler) }
         return self
     }
 
-    /// Calls `handler` as the request body is sent and the answer arrives.
+    /// Calls `handler` on the main actor as the request body is sent and the answer arrives.
     @discardableResult
-    public func onProgress(@_inheritActorContext _ handler: @escaping Handler<TransferProgress>) -> Self {
+    public func onProgress(_ handler: @escaping Handler<TransferProgress>) -> Self {
         locked { progressHandlers.append(handler) }
         return self
     }

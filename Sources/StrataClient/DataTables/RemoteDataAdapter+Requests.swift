@@ -14,14 +14,14 @@ extension RemoteDataAdapter {
         if let top { options.append("$top=\(top)") }
         if let skip { options.append("$skip=\(skip)") }
         let path = "$tables/" + PercentEncoding.encodePathSegmentName(name) + (options.isEmpty ? "" : "?" + options.joined(separator: "&"))
-        let response = try await send(Request(.get, dataService.rootPath + path), progress: progress)
+        let response = try await send(StrataRequest(.get, dataService.rootPath + path), progress: progress)
         return try Self.single(try Self.tables(in: response), of: response)
     }
 
     func fetchTables(_ names: [String], progress: Progress) async throws(StrataError) -> [DataTable] {
         guard !names.isEmpty else { return [] }
         let list = names.map { PercentEncoding.encodeQueryValue($0) }.joined(separator: ",")
-        let response = try await send(Request(.get, dataService.rootPath + "$tables?names=" + list), progress: progress)
+        let response = try await send(StrataRequest(.get, dataService.rootPath + "$tables?names=" + list), progress: progress)
         let tables = try Self.tables(in: response)
         guard tables.map(\.name) == names else {
             throw ResponseReader.invalid(response, "The server answered the tables \(tables.map(\.name)) for \(names).")
@@ -72,11 +72,11 @@ extension RemoteDataAdapter {
 
     /// Sends through the data service: its version headers, the connection's authenticator, and
     /// an unsuccessful status turned into the server's OData error.
-    private func send(_ request: Request, progress: Progress) async throws(StrataError) -> Response {
+    private func send(_ request: StrataRequest, progress: Progress) async throws(StrataError) -> StrataResponse {
         try await dataService.send(request, progress: progress)
     }
 
-    private static func tables(in response: Response) throws(StrataError) -> [CompactTable] {
+    private static func tables(in response: StrataResponse) throws(StrataError) -> [CompactTable] {
         do {
             return try CompactTable.decode(Array(response.body))
         } catch {
@@ -84,7 +84,7 @@ extension RemoteDataAdapter {
         }
     }
 
-    private static func single(_ tables: [CompactTable], of response: Response) throws(StrataError) -> DataTable {
+    private static func single(_ tables: [CompactTable], of response: StrataResponse) throws(StrataError) -> DataTable {
         guard tables.count == 1 else { throw ResponseReader.invalid(response, "The server answered \(tables.count) tables for one.") }
         return DataTable(tables[0])
     }

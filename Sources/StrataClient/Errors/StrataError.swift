@@ -20,13 +20,13 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, in words: the server's message, or a description of the local failure.
     public var message: String
     /// The method of the request that failed.
-    public var method: HTTPMethod?
+    public var method: StrataRequest.Method?
     /// The URL of the request that failed.
     public var url: URL?
     /// The error behind this one, such as a `URLError` or a `DecodingError`.
     public var underlying: (any Error)?
     /// The complete response, for headers such as `Retry-After` or `WWW-Authenticate`.
-    public var response: Response?
+    public var response: StrataResponse?
     /// For ``Kind/preconditionFailed``: the entity as the server now has it, fetched after the 412,
     /// so you can merge and retry. Nil when it could not be read (for example because it was deleted).
     public var currentEntity: Entity?
@@ -36,11 +36,11 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         _ kind: Kind,
         status: Int? = nil,
         code: String? = nil,
-        method: HTTPMethod? = nil,
+        method: StrataRequest.Method? = nil,
         url: URL? = nil,
         message: String,
         underlying: (any Error)? = nil,
-        response: Response? = nil
+        response: StrataResponse? = nil
     ) {
         self.kind = kind
         self.status = status
@@ -54,7 +54,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
 
     /// The error for an unsuccessful response: the OData error body's code and message when the body
     /// is one, otherwise the start of the body as text.
-    public init(response: Response) {
+    public init(response: StrataResponse) {
         let body = [UInt8](response.body)
         if let odata = ODataError.decode(status: response.status, body: body) {
             self.init(Kind(status: response.status), status: response.status, code: odata.code.isEmpty ? nil : odata.code,

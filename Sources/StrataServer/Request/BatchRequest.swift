@@ -16,7 +16,7 @@ struct BatchRequest: Sendable {
     static let maximumOperations = 5_000
 
     static func parse(body: [UInt8], contentType: String?) throws(ODataError) -> BatchRequest {
-        guard let boundary = Multipart.boundary(of: contentType) else {
+        guard let boundary = MultipartMixed.boundary(of: contentType) else {
             throw .badRequest("$batch needs Content-Type: multipart/mixed; boundary=… (the OData batch format).")
         }
         var items: [Item] = []
@@ -29,13 +29,13 @@ struct BatchRequest: Sendable {
                 throw .badRequest("The Content-ID '\(id.prefix(60))' of the \(location) is used by an earlier operation of the batch; give each operation its own.")
             }
         }
-        for (index, part) in try Multipart.parts(of: body[...], boundary: boundary, what: "$batch body").enumerated() {
+        for (index, part) in try MultipartMixed.parts(of: body[...], boundary: boundary, what: "$batch body").enumerated() {
             let type = part.header("Content-Type")?.lowercased() ?? ""
             if type.hasPrefix("multipart/mixed") {
-                guard let inner = Multipart.boundary(of: part.header("Content-Type")) else {
+                guard let inner = MultipartMixed.boundary(of: part.header("Content-Type")) else {
                     throw .badRequest("Part \(index + 1) of the batch is a change set without a boundary parameter.")
                 }
-                let changes = try Multipart.parts(of: part.body, boundary: inner, what: "change set in part \(index + 1)")
+                let changes = try MultipartMixed.parts(of: part.body, boundary: inner, what: "change set in part \(index + 1)")
                 var operations: [BatchOperationRequest] = []
                 for (position, change) in changes.enumerated() {
                     let where_ = "operation \(position + 1) of the change set in part \(index + 1)"
@@ -72,7 +72,7 @@ struct BatchOperationRequest: Sendable {
     /// The part's `Content-ID`, by which later operations of the same change set refer to it.
     var contentID: String?
 
-    static func parse(_ part: MultipartPart, where location: String) throws(ODataError) -> BatchOperationRequest {
+    static func parse(_ part: MultipartMixed.Part, where location: String) throws(ODataError) -> BatchOperationRequest {
         let type = part.header("Content-Type")?.lowercased() ?? ""
         guard type.hasPrefix("application/http") else {
             throw .badRequest("The \(location) must have Content-Type: application/http, not '\(type.prefix(60))'.")
@@ -80,12 +80,12 @@ struct BatchOperationRequest: Sendable {
         if let encoding = part.header("Content-Transfer-Encoding"), encoding.lowercased() != "binary" {
             throw .badRequest("The \(location) uses Content-Transfer-Encoding \(encoding.prefix(30)); only binary is supported.")
         }
-        let (requestLine, afterLine) = Multipart.firstLine(part.body.drop { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") })
+        let (requestLine, afterLine) = MultipartMixed.firstLine(part.body.drop { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") })
         let words = requestLine.split(separator: " ", omittingEmptySubsequences: true)
         guard words.count == 3 || words.count == 2, let method = HTTPRequest.Method(String(words[0])) else {
             throw .badRequest("The \(location) does not start with a request line such as 'GET Person(1) HTTP/1.1': '\(requestLine.prefix(100))'.")
         }
-        let (headerLines, rest) = try Multipart.headerBlock(afterLine, what: location)
+        let (headerLines, rest) = try MultipartMixed.headerBlock(afterLine, what: location)
         var headers = HTTPFields()
         for (name, value) in headerLines {
             guard let field = HTTPField.Name(name) else {

@@ -27,46 +27,38 @@ struct BatchPartResponse: Sendable {
 /// nested `multipart/mixed` per change set, in request order. A change set that failed is answered
 /// by a single `application/http` part carrying the error, as OData V2 prescribes.
 struct BatchResponseWriter {
-    let boundary = "batchresponse_" + UUID().uuidString.lowercased()
-    private(set) var bytes: [UInt8] = []
+    private var writer = MultipartMixed.Writer(boundary: MultipartMixed.makeBoundary("batchresponse"))
 
-    var contentType: String { "multipart/mixed; boundary=\(boundary)" }
+    var contentType: String { writer.contentType }
 
     mutating func append(_ part: BatchPartResponse) {
-        write("--\(boundary)\r\n")
         writePart(part)
     }
 
     mutating func append(changeSet parts: [BatchPartResponse]) {
-        let inner = "changesetresponse_" + UUID().uuidString.lowercased()
-        write("--\(boundary)\r\nContent-Type: multipart/mixed; boundary=\(inner)\r\n\r\n")
-        for part in parts {
-            write("--\(inner)\r\n")
-            writePart(part)
-        }
-        write("--\(inner)--\r\n")
+        writer.startChangeSet(boundary: MultipartMixed.makeBoundary("changesetresponse"))
+        for part in parts { writePart(part) }
+        writer.endChangeSet()
     }
 
     mutating func finish() -> [UInt8] {
-        write("--\(boundary)--\r\n")
-        return bytes
+        writer.finish()
     }
 
     private mutating func writePart(_ part: BatchPartResponse) {
-        write("Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n")
-        if let id = part.contentID { write("Content-ID: \(id)\r\n") }
-        write("\r\nHTTP/1.1 \(part.status.code) \(part.status.reasonPhrase)\r\n")
+        writer.startPart()
+        writer.writeHeader("Content-Type", "application/http")
+        writer.writeHeader("Content-Transfer-Encoding", "binary")
+        if let id = part.contentID { writer.writeHeader("Content-ID", id) }
+        writer.endHeaders()
+        writer.write("HTTP/1.1 \(part.status.code) \(part.status.reasonPhrase)\r\n")
         var headers = part.headers
         headers[.contentLength] = String(part.body.count)
         for field in headers {
-            write("\(field.name.rawName): \(field.value)\r\n")
+            writer.writeHeader(field.name.rawName, field.value)
         }
-        write("\r\n")
-        bytes.append(contentsOf: part.body)
-        write("\r\n")
-    }
-
-    private mutating func write(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        writer.endHeaders()
+        writer.write(part.body)
+        writer.endPart()
     }
 }

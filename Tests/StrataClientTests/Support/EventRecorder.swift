@@ -32,7 +32,7 @@ final class EventRecorder: ConnectionObserver, @unchecked Sendable {
         add("progress \(request.id) \(progress.direction)")
     }
 
-    func connection(_ connection: Connection, didFinish response: Response, for request: SentRequest) {
+    func connection(_ connection: Connection, didFinish response: StrataResponse, for request: SentRequest) {
         add("didFinish \(request.id) \(response.status)")
     }
 

@@ -3,7 +3,6 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import StrataClient
-import StrataCore
 
 /// A stand-in for Strata's token service, for testing ``AuthSession`` before and beside the real
 /// one: it issues, rotates and revokes tokens as issue 6 describes, counts refreshes, and guards

@@ -3,7 +3,6 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import StrataClient
-import StrataCore
 import StrataServer
 import Testing
 

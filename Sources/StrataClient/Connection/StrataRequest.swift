@@ -2,18 +2,21 @@ import Foundation
 
 /// One HTTP request, addressed relative to a ``Connection``'s base URL.
 ///
+/// Named `StrataRequest` rather than `Request` so that it does not collide with the `Request` of
+/// an app's web framework or its own types; apps see it with `import StrataClient` alone.
+///
 /// ```swift
-/// let response = try await connection.send(Request(.get, "Person(1)"))
+/// let response = try await connection.send(StrataRequest(.get, "Person(1)"))
 /// ```
-public struct Request: Sendable, Hashable {
+public struct StrataRequest: Sendable, Hashable {
     /// The method, `GET` unless given.
-    public var method: HTTPMethod
+    public var method: StrataRequest.Method
     /// A path relative to the connection's base URL (`Person(1)?$expand=PersonCar`), an absolute path
     /// from the host's root (`/auth/token`), or an absolute URL (`http://host/cardealer/Person`, as a
     /// `__next` link gives it). Already percent-encoded, as StrataCore's path and query types write it.
     public var path: String
     /// Headers for this request; they replace the connection's default headers of the same name.
-    public var headers: HTTPHeaders
+    public var headers: StrataHeaders
     /// The body to send, if any.
     public var body: Data?
     /// A file to send as the body instead of ``body``, read from disk as it is sent, so that a
@@ -27,9 +30,9 @@ public struct Request: Sendable, Hashable {
 
     /// A request for `path`; see the properties for what each part means.
     public init(
-        _ method: HTTPMethod = .get,
+        _ method: StrataRequest.Method = .get,
         _ path: String,
-        headers: HTTPHeaders = [:],
+        headers: StrataHeaders = [:],
         body: Data? = nil,
         bodyFile: URL? = nil,
         timeout: TimeInterval? = nil,
@@ -45,9 +48,9 @@ public struct Request: Sendable, Hashable {
     }
 
     /// A request whose body is a JSON document, with the matching `Content-Type`.
-    public static func json(_ method: HTTPMethod, _ path: String, body: [UInt8], headers: HTTPHeaders = [:]) -> Request {
+    public static func json(_ method: StrataRequest.Method, _ path: String, body: [UInt8], headers: StrataHeaders = [:]) -> StrataRequest {
         var all = headers
         all["Content-Type"] = "application/json"
-        return Request(method, path, headers: all, body: Data(body))
+        return StrataRequest(method, path, headers: all, body: Data(body))
     }
 }

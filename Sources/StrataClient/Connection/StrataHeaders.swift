@@ -1,5 +1,9 @@
 /// HTTP header fields: names compare without regard to case, order and repeated names are kept.
-public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+///
+/// Names are plain strings, so OData's own headers (`DataServiceVersion`, `Content-ID`) read as
+/// literals: `["MaxDataServiceVersion": "2.0"]`. The `Strata` prefix keeps the name apart from the
+/// `HTTPHeaders` of NIO, Vapor or Alamofire in an app that uses one of them too.
+public struct StrataHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// The fields in the order they were added, names as written.
     public private(set) var fields: [(name: String, value: String)]
 
@@ -49,7 +53,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// These headers with `other`'s fields replacing any of the same name.
-    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+    public func merging(_ other: StrataHeaders) -> StrataHeaders {
         var merged = self
         for name in Set(other.fields.map { $0.name.lowercased() }) {
             merged[name] = nil
@@ -65,7 +69,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.makeIterator()
     }
 
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    public static func == (lhs: StrataHeaders, rhs: StrataHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { same($0.name, $1.name) && $0.value == $1.value }
     }

@@ -2,11 +2,14 @@ import Foundation
 import StrataCore
 
 /// A complete HTTP response: status, headers and the whole body.
-public struct Response: Sendable, Hashable {
+///
+/// Named `StrataResponse` rather than `Response`, like ``StrataRequest``, so that it does not
+/// collide with the `Response` of an app's other libraries.
+public struct StrataResponse: Sendable, Hashable {
     /// The HTTP status code, for example 200.
     public var status: Int
     /// The response headers.
-    public var headers: HTTPHeaders
+    public var headers: StrataHeaders
     /// The body, empty when there was none.
     public var body: Data
     /// The URL that answered (after any redirects).
@@ -15,7 +18,7 @@ public struct Response: Sendable, Hashable {
     public var request: SentRequest?
 
     /// A response; the connection makes these, tests and `$batch` parts make them by hand.
-    public init(status: Int, headers: HTTPHeaders, body: Data, url: URL, request: SentRequest? = nil) {
+    public init(status: Int, headers: StrataHeaders, body: Data, url: URL, request: SentRequest? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -43,7 +46,7 @@ public struct Response: Sendable, Hashable {
     ///
     /// The error carries the OData error code and message when the body is an OData error document.
     @discardableResult
-    public func requireSuccess() throws(StrataError) -> Response {
+    public func requireSuccess() throws(StrataError) -> StrataResponse {
         guard !isSuccess else { return self }
         throw StrataError(response: self)
     }
@@ -54,7 +57,7 @@ public struct ResponseHead: Sendable, Hashable {
     /// The HTTP status code.
     public var status: Int
     /// The response headers.
-    public var headers: HTTPHeaders
+    public var headers: StrataHeaders
     /// The length the server announced (`Content-Length`), nil when it streams without one.
     public var expectedLength: Int64?
     /// The URL that answered.
