@@ -6,7 +6,7 @@ import FoundationNetworking
 /// An HTTP connection to one server: a base URL that relative requests resolve against, default
 /// headers and a timeout, observers and an event stream, and the last exchange kept for debugging.
 ///
-/// This is the seed's `RestConnection` grown up: `send(_:)` is `async`, any number of requests may
+/// This is the CarDealer sample's `RestConnection` grown up: `send(_:)` is `async`, any number of requests may
 /// run at once, and cancelling the calling task cancels the request.
 ///
 /// ```swift

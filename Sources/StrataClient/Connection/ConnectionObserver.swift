@@ -1,4 +1,4 @@
-/// Told about every request a ``Connection`` sends, as the seed's `RestConnectionDelegate` was:
+/// Told about every request a ``Connection`` sends, as the CarDealer sample's `RestConnectionDelegate` was:
 /// show an activity indicator in `willSend`, log in `didReceive`, update the UI when finished.
 ///
 /// Methods are called in the order of ``ConnectionEvent``, from the connection's isolation domain and

@@ -23,8 +23,8 @@ public struct SentRequest: Sendable, Hashable, Identifiable {
     public var summary: String { "\(method) \(url.absoluteString)" }
 }
 
-/// One finished request with its outcome, kept by ``Connection/lastExchange`` for debugging, as the
-/// seed's RestConnection kept the last request, response and data.
+/// One finished request with its outcome, kept by ``Connection/lastExchange`` for debugging, as
+/// the CarDealer sample's `RestConnection` kept the last request, response and data.
 public struct Exchange: Sendable {
     /// The request as sent.
     public var request: SentRequest

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCore
 
-/// A request in the seed's style: created unstarted, configured, started, cancelled, watched.
+/// A request in the Data Abstract sample's style: created unstarted, configured, started, cancelled, watched.
 ///
 /// ```swift
 /// let request = adapter.tableRequest("Customers")
@@ -81,7 +81,7 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         return try body()
     }
 
-    /// Anything that identifies the request to your handlers, as the seed's `context`.
+    /// Anything that identifies the request to your handlers, as the Data Abstract sample's `context`.
     public var context: (any Sendable)? {
         get { locked { contextValue } }
         set { locked { contextValue = newValue } }

@@ -2,7 +2,7 @@ import Foundation
 import StrataCore
 
 /// A table of rows fetched from a Strata service, with field definitions, local edits tracked per
-/// row, and sorted and filtered views: seed 002's `DADataTable`.
+/// row, and sorted and filtered views: the Data Abstract sample's `DADataTable`.
 ///
 /// ```swift
 /// var people = try await adapter.table("Person", where: "lastName eq 'Smith'")
@@ -16,7 +16,7 @@ import StrataCore
 /// `DataTable` is a struct. A table is a snapshot of data plus local edits, and the copy rules of
 /// a value make that easy to reason about: it is `Sendable` without locks, it can be handed to a
 /// background task, saved in a ``Briefcase`` or kept as an undo point by plain assignment, and
-/// `@State`/`@Observable` owners see every change. The seed's promise that a row exists once and
+/// `@State`/`@Observable` owners see every change. The Data Abstract sample's promise that a row exists once and
 /// edits show everywhere is kept through row ids: the views (``sorted(by:)-(String...)``,
 /// ``filtered(by:)``) return rows whose ``DataTableRow/id`` addresses the one row in the table,
 /// and every change goes through the table (``update(_:_:)``, ``subscript(_:)``).
@@ -75,7 +75,7 @@ public struct DataTable: Sendable {
     /// Whether any row is added, modified or deleted.
     public var hasChanges: Bool { storage.contains { $0.hasChanges && !($0.isNew && $0.isDeleted) } }
 
-    /// Changes one row in place, as the seed's rows changed in every view at once.
+    /// Changes one row in place, as the Data Abstract sample's rows changed in every view at once.
     ///
     /// ```swift
     /// try people.update(id) { row in

@@ -1,6 +1,6 @@
 import StrataCore
 
-/// The adapter's requests in the seed's style: created unstarted, for the caller to configure and start.
+/// The adapter's requests in the Data Abstract sample's style: created unstarted, for the caller to configure and start.
 extension RemoteDataAdapter {
     /// ``table(_:where:orderBy:select:top:skip:)`` as an unstarted ``AsyncRequest``.
     public func tableRequest(_ name: String, where filter: String? = nil, orderBy: String? = nil, select: [String] = [],

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCore
 
-/// The client's hub for data tables (seed 002's `DARemoteDataAdapter`): fetches tables by name or
+/// The client's hub for data tables (the Data Abstract sample's `DARemoteDataAdapter`): fetches tables by name or
 /// by SQL that the server checks, and sends local changes back.
 ///
 /// ```swift
@@ -15,7 +15,7 @@ import StrataCore
 ///
 /// Requests go through the ``Connection``, so its authenticator (an ``AuthSession``), default
 /// headers, timeout and observers apply to them as to every other request. Every method has an
-/// ``AsyncRequest`` twin (``tableRequest(_:where:orderBy:select:top:skip:)`` …) for the seed's
+/// ``AsyncRequest`` twin (``tableRequest(_:where:orderBy:select:top:skip:)`` …) for the Data Abstract sample's
 /// style: configure, start, cancel, watch progress, get the result on your actor.
 public struct RemoteDataAdapter: Sendable {
     /// The data service whose tables the adapter reads and changes.

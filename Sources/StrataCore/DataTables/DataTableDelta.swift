@@ -1,4 +1,4 @@
-/// The changes a client sends to `POST /{service}/$changes`: seed 002's `applyChanges`.
+/// The changes a client sends to `POST /{service}/$changes`: the Data Abstract sample's `applyChanges`.
 ///
 /// ```json
 /// {"mode":"allOrNothing","changes":[

@@ -1,5 +1,5 @@
 /// One column of a data table as the compact table format describes it: the field definitions
-/// of seed 002's `DADataTable`, shared by the server that writes them and the client that reads them.
+/// of the Data Abstract sample's `DADataTable`, shared by the server that writes them and the client that reads them.
 ///
 /// On the wire a field is `{"name":"personID","type":"Edm.Int32","size":null,"required":true,
 /// "key":true,"readOnly":false,"serverGenerated":true}`.
