@@ -126,6 +126,8 @@ let package = Package(
             name: "StrataClientTests",
             dependencies: [
                 "StrataClient",
+                // The SQL safety article's snippet, compiled with the other articles' (Snippets/).
+                "StrataSQL",
                 "StrataServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -18,14 +18,24 @@ import Foundation
 ///   types or functions the article mentions but does not show, once for the whole article.
 enum SnippetExtractor {
     /// Markdown files with compiled snippets, relative to the package root: the README and every
-    /// DocC article of StrataClient.
+    /// DocC article of StrataClient, StrataCore and StrataServer.
     static func sources(packageRoot: URL) throws -> [String] {
-        let docc = "Sources/StrataClient/StrataClient.docc"
-        let articles = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent(docc).path)
-            .filter { $0.hasSuffix(".md") }
-            .sorted()
-        return ["README.md"] + articles.map { "\(docc)/\($0)" }
+        var sources = ["README.md"]
+        for module in catalogs {
+            let docc = "Sources/\(module)/\(module).docc"
+            let articles = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent(docc).path)
+                .filter { $0.hasSuffix(".md") }
+                .sorted()
+            sources += articles.map { "\(docc)/\($0)" }
+        }
+        return sources
     }
+
+    /// The modules whose DocC catalogs hold articles with snippets. StrataClient's come first and
+    /// keep bare names; the others' generated files are prefixed with the module's name
+    /// (`StrataServer.docc/SQLSafety.md` → `StrataServerSQLSafetySnippets.swift`), since two
+    /// catalogs may hold articles of the same name.
+    static let catalogs = ["StrataClient", "StrataCore", "StrataServer"]
 
     /// Where generated files go, relative to the package root.
     static let outputDirectory = "Tests/StrataClientTests/Snippets"
@@ -33,7 +43,8 @@ enum SnippetExtractor {
     /// The generated file for a markdown source: `README.md` → `ReadmeSnippets.swift`.
     static func outputName(for source: String) -> String {
         let base = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
-        let name = base == "README" ? "Readme" : base
+        let module = catalogs.dropFirst().first { source.hasPrefix("Sources/\($0)/") } ?? ""
+        let name = base == "README" ? "Readme" : module + base
         return "\(name)Snippets.swift"
     }
 
