@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 import StrataCore
 
 /// The whole of `service_access` and `role_grants` as read at one moment: what every table action
@@ -76,7 +76,7 @@ final class AccessSettingsCache: Sendable {
     let maxAge: Duration
     private let clock = ContinuousClock()
     private let load: @Sendable () async throws -> AccessSettings
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     init(maxAge: Duration, load: @escaping @Sendable () async throws -> AccessSettings) {
         self.maxAge = maxAge
@@ -86,7 +86,7 @@ final class AccessSettingsCache: Sendable {
     /// A snapshot no older than `maxAge` and loaded after the last invalidation.
     func settings() async throws -> AccessSettings {
         let now = clock.now
-        let next = state.withLockedValue { state -> Next in
+        let next = state.withLock { state -> Next in
             if let current = state.current, now < current.expires { return .fresh(current.settings) }
             if let loading = state.loading { return .wait(loading) }
             let generation = state.generation
@@ -105,7 +105,7 @@ final class AccessSettingsCache: Sendable {
 
     /// Forgets the snapshot and any load under way; the next caller reads the tables again.
     func invalidate() {
-        state.withLockedValue { state in
+        state.withLock { state in
             state.generation += 1
             state.current = nil
             state.loading = nil
@@ -114,7 +114,7 @@ final class AccessSettingsCache: Sendable {
 
     /// How many loads have completed (successfully or not) since the cache was made.
     var loadCount: Int {
-        state.withLockedValue { $0.loads }
+        state.withLock { $0.loads }
     }
 
     private func reload(generation: Int) async throws -> AccessSettings {
@@ -128,7 +128,7 @@ final class AccessSettingsCache: Sendable {
             result = .failure(error)
         }
         let maxAge = self.maxAge
-        state.withLockedValue { state in
+        state.withLock { state in
             state.loads += 1
             // After an invalidation, this load's waiters get what it read (they asked before the
             // write committed), but later callers start a load of their own.

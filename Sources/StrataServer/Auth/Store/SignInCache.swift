@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The callers of recently verified Strata access tokens, so that a client sending the same token
 /// on every request pays for the signature check and the session and account lookups once, not
@@ -35,7 +35,7 @@ final class SignInCache: Sendable {
     /// Entries held at most; when full, stale entries go first, then all of them.
     let capacity: Int
     private let clock = ContinuousClock()
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     init(maxAge: Duration, capacity: Int = 10_000) {
         self.maxAge = maxAge
@@ -54,7 +54,7 @@ final class SignInCache: Sendable {
     /// otherwise. `now` is the server's clock in Unix seconds.
     func principal(for token: String, now: Int64) -> Principal? {
         let instant = clock.now
-        return state.withLockedValue { state in
+        return state.withLock { state in
             guard let entry = state.entries[token] else { return nil }
             guard now < entry.expiresAt, instant < entry.freshUntil else {
                 state.entries[token] = nil
@@ -66,14 +66,14 @@ final class SignInCache: Sendable {
 
     /// Starts a verification of `token`; take the ticket before reading anything.
     func ticket(for token: String) -> Ticket {
-        Ticket(token: token, generation: state.withLockedValue { $0.generation }, started: clock.now)
+        Ticket(token: token, generation: state.withLock { $0.generation }, started: clock.now)
     }
 
     /// Keeps a verified caller, unless an invalidation happened since the ticket was taken.
     func remember(_ principal: Principal, expiresAt: Int64, for ticket: Ticket) {
         let freshUntil = ticket.started.advanced(by: maxAge)
         let instant = clock.now
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.generation == ticket.generation else { return }
             if state.entries.count >= capacity {
                 state.entries = state.entries.filter { instant < $0.value.freshUntil }
@@ -85,7 +85,7 @@ final class SignInCache: Sendable {
 
     /// Forgets every entry; the next request with any token is verified in full.
     func invalidate() {
-        state.withLockedValue { state in
+        state.withLock { state in
             state.generation += 1
             state.entries.removeAll(keepingCapacity: true)
         }
@@ -93,6 +93,6 @@ final class SignInCache: Sendable {
 
     /// How many callers are held, for tests.
     var count: Int {
-        state.withLockedValue { $0.entries.count }
+        state.withLock { $0.entries.count }
     }
 }

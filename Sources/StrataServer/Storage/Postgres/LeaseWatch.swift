@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Gives up on connection leases that wait too long, with one watcher for all of them.
 ///
@@ -11,7 +11,7 @@ import NIOConcurrencyHelpers
 final class LeaseWatch: Sendable {
     /// How often the watcher looks at the waiting leases.
     let resolution: Duration
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     private struct State {
         var waiting: [ObjectIdentifier: LeaseTicket] = [:]
@@ -33,14 +33,14 @@ final class LeaseWatch: Sendable {
     /// When a lease has waited `after`, asks `isDown` (once at a time); when it says the database is
     /// down, every waiting lease gives up now instead of at its timeout.
     func suspect(after: Duration, isDown: @escaping @Sendable () async -> Bool) {
-        state.withLockedValue { $0.suspicion = Suspicion(after: after, isDown: isDown) }
+        state.withLock { $0.suspicion = Suspicion(after: after, isDown: isDown) }
     }
 
     /// A ticket for a lease that may wait `timeout` once it asks the pool (``LeaseTicket/start()``): if
     /// it is still waiting then, the watcher calls what the lease registered with ``LeaseTicket/onExpiry(_:)``.
     func ticket(timeout: Duration) -> LeaseTicket {
         let ticket = LeaseTicket(timeout: timeout, watch: self)
-        let startWatcher = state.withLockedValue { state in
+        let startWatcher = state.withLock { state in
             state.waiting[ObjectIdentifier(ticket)] = ticket
             defer { state.watching = true }
             return !state.watching
@@ -52,7 +52,7 @@ final class LeaseWatch: Sendable {
     }
 
     fileprivate func remove(_ ticket: LeaseTicket) {
-        _ = state.withLockedValue { $0.waiting.removeValue(forKey: ObjectIdentifier(ticket)) }
+        _ = state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(ticket)) }
     }
 
     /// Runs while tickets wait; the last round that finds none ends it (the next ticket starts a new one).
@@ -60,7 +60,7 @@ final class LeaseWatch: Sendable {
         while true {
             try? await Task.sleep(for: resolution)
             let now = ContinuousClock.now
-            let round: (expired: [LeaseTicket], check: Suspicion?)? = state.withLockedValue { state in
+            let round: (expired: [LeaseTicket], check: Suspicion?)? = state.withLock { state in
                 if state.waiting.isEmpty {
                     state.watching = false
                     return nil
@@ -80,7 +80,7 @@ final class LeaseWatch: Sendable {
             if let check = round.check {
                 Task {
                     let down = await check.isDown()
-                    let waiting: [LeaseTicket] = self.state.withLockedValue { state in
+                    let waiting: [LeaseTicket] = self.state.withLock { state in
                         state.checking = false
                         guard down else { return [] }
                         defer { state.waiting.removeAll() }
@@ -97,7 +97,7 @@ final class LeaseWatch: Sendable {
 final class LeaseTicket: Sendable {
     let timeout: Duration
     private let watch: LeaseWatch
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     private struct State {
         /// When the lease asked the pool: time before that (a task not yet scheduled on a busy
@@ -120,7 +120,7 @@ final class LeaseTicket: Sendable {
 
     /// The lease asks the pool now; its timeout runs from here.
     func start() {
-        state.withLockedValue { $0.started = ContinuousClock.now }
+        state.withLock { $0.started = ContinuousClock.now }
     }
 
     fileprivate func isPast(_ now: ContinuousClock.Instant) -> Bool {
@@ -129,13 +129,13 @@ final class LeaseTicket: Sendable {
 
     /// Whether the lease has waited at least `duration` in the pool.
     fileprivate func isPast(_ now: ContinuousClock.Instant, by duration: Duration) -> Bool {
-        guard let started = state.withLockedValue({ $0.started }) else { return false }
+        guard let started = state.withLock({ $0.started }) else { return false }
         return started + duration <= now
     }
 
     /// What to call when the lease's time in the pool is up first; called at once if it already is.
     func onExpiry(_ cancel: @escaping @Sendable () -> Void) {
-        let expired = state.withLockedValue { state in
+        let expired = state.withLock { state in
             switch state.phase {
             case .waiting: state.phase = .waiting(cancel: cancel); return false
             case .expired: return true
@@ -157,16 +157,16 @@ final class LeaseTicket: Sendable {
 
     /// Whether the watcher gave up on this lease.
     var isExpired: Bool {
-        state.withLockedValue { if case .expired = $0.phase { true } else { false } }
+        state.withLock { if case .expired = $0.phase { true } else { false } }
     }
 
     /// Whether the lease got a connection.
     var isAcquired: Bool {
-        state.withLockedValue { if case .acquired = $0.phase { true } else { false } }
+        state.withLock { if case .acquired = $0.phase { true } else { false } }
     }
 
     private func settle(as outcome: Phase) -> Bool {
-        let settled = state.withLockedValue { state in
+        let settled = state.withLock { state in
             guard case .waiting = state.phase else { return false }
             state.phase = outcome
             return true
@@ -176,7 +176,7 @@ final class LeaseTicket: Sendable {
     }
 
     fileprivate func expire() {
-        let cancel: (@Sendable () -> Void)? = state.withLockedValue { state in
+        let cancel: (@Sendable () -> Void)? = state.withLock { state in
             guard case .waiting(let cancel) = state.phase else { return nil }
             state.phase = .expired
             return cancel
