@@ -51,15 +51,18 @@ final class StrataRuntime: Sendable {
             now: configuration.auth.now)
     }
 
-    /// Prepares the system database, creates the demo services when asked, and loads every catalog.
+    /// Prepares the system database, runs the configuration's provisioners, and loads every catalog.
     func start() async throws {
         try await system.migrate(logger: logger)
         try await blobs.start()
-        if configuration.demo {
-            try await DemoServices(store: store, system: system, logger: logger).provision()
-            try await DemoBlobs(store: store, blobs: blobs, logger: logger).provision()
-            if let auth {
-                try await DemoAccounts(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce, now: auth.now).provision()
+        if !configuration.provisioners.isEmpty {
+            let accounts = auth.map { auth in
+                ProvisioningTarget.AccountProvisioning(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce,
+                                                       now: auth.settings.now)
+            }
+            let target = ProvisioningTarget(store: store, system: system, blobs: blobs, accounts: accounts, logger: logger)
+            for provisioner in configuration.provisioners {
+                try await provisioner.provision(target)
             }
         }
         try await reloadServices()
