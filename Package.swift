@@ -133,6 +133,8 @@ let package = Package(
                 // Blob tests check content against its SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            // Golden files the tests read from the source tree (and rewrite when asked to).
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -29,11 +29,12 @@ struct ServeOption<Value: Sendable>: Sendable {
     /// The flag's name for ArgumentParser.
     var name: NameSpecification { .customLong(flag ?? variable) }
 
-    /// The flag's help: the summary, the variable, the default.
+    /// The flag's help: the summary as a sentence, the variable, the default.
     var help: ArgumentHelp {
-        var text = summary.replacingOccurrences(of: "`", with: "") + " (env: \(variable)"
-        if let shown = defaultValue.text { text += ", default: \(shown)" }
-        return ArgumentHelp(text + ")")
+        let plain = summary.replacingOccurrences(of: "`", with: "")
+        var text = plain.prefix(1).uppercased() + plain.dropFirst() + ". (env: \(variable)"
+        if let shown = defaultValue.text { text += ", default: \(shown.replacingOccurrences(of: "`", with: ""))" }
+        return ArgumentHelp(text + ")", valueName: valueName?.lowercased())
     }
 
     /// Applies the value given on the command line, else the environment's, else leaves the default.

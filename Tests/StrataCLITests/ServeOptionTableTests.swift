@@ -115,7 +115,9 @@ struct ServeOptionTableTests {
             guard let flag = row.flag else { continue }
             #expect(help.contains("--\(flag)"), "\(flag)")
             #expect(help.contains("env: \(row.variable)"), "\(row.variable)")
-            if let shown = row.defaultValue.text { #expect(help.contains("default: \(shown)"), "\(flag): \(shown)") }
+            if let shown = row.defaultValue.text?.replacingOccurrences(of: "`", with: "") {
+                #expect(help.contains("default: \(shown)"), "\(flag): \(shown)")
+            }
         }
     }
 }
