@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StrataServer
 
-/// `strata grant …` and `strata revoke …`: roles of accounts, table rights of roles, anonymous access.
+/// `strata grant role|rights|container|anonymous|list`: roles of accounts, table and container rights of roles, anonymous access.
 struct GrantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grant",

@@ -1,7 +1,7 @@
 import ArgumentParser
 import StrataServer
 
-/// `strata revoke role|rights|anonymous`.
+/// `strata revoke role|rights|container|anonymous`: the undoing of `strata grant`.
 struct RevokeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",

@@ -64,9 +64,9 @@ package struct ProvisioningTarget: Sendable {
         let dialect = storage.database.dialect
         let qualified = (storage.schema.map { dialect.quote($0) + "." } ?? "") + dialect.quote(table)
         let list = columns.map(dialect.quote).joined(separator: ", ")
-        let order = orderedBy.map(dialect.quote).joined(separator: ", ")
+        let order = orderedBy.isEmpty ? "" : " ORDER BY " + orderedBy.map(dialect.quote).joined(separator: ", ")
         let result = try await storage.database.read { connection in
-            try await connection.query(SQLStatement("SELECT \(list) FROM \(qualified) ORDER BY \(order)"), types: [])
+            try await connection.query(SQLStatement("SELECT \(list) FROM \(qualified)\(order)"), types: [])
         }
         return result.rows
     }
