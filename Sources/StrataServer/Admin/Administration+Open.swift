@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresNIO
 import StrataCore
 
 extension Administration {
@@ -16,28 +15,9 @@ extension Administration {
         _ configuration: StrataConfiguration, logger: Logger,
         _ body: @Sendable (Administration) async throws -> T
     ) async throws -> T {
-        let directory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
-        switch configuration.database {
-        case nil, .sqliteFile:
-            var single: URL?
-            if case .sqliteFile(let path) = configuration.database { single = URL(fileURLWithPath: path) }
-            let store = try await SQLiteServiceStore.open(directory: directory, singleFile: single, counter: .none, logger: logger)
-            do {
-                let result = try await run(store, configuration, logger, body)
-                await store.close()
-                return result
-            } catch {
-                await store.close()
-                throw error
-            }
-        case .postgres(let location):
-            let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                defer { group.cancelAll() }
-                let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
-                return try await run(store, configuration, logger, body)
-            }
+        try await DetachedStore.with(directory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
+                                     database: configuration.database, logger: logger) { store in
+            try await run(store, configuration, logger, body)
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresNIO
 import StrataCore
 
 extension ProvisioningTarget {
@@ -12,26 +11,8 @@ extension ProvisioningTarget {
         dataDirectory: URL, postgres: PostgresLocation?, logger: Logger,
         _ body: @Sendable (ProvisioningTarget) async throws -> T
     ) async throws -> T {
-        guard let postgres else {
-            let store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: .none, logger: logger)
-            do {
-                let result = try await run(store, logger, body)
-                await store.close()
-                return result
-            } catch {
-                await store.close()
-                throw error
-            }
-        }
-        let client = PostgresClient(configuration: postgres.clientConfiguration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
-            return try await run(store, logger, body)
+        try await DetachedStore.with(directory: dataDirectory, database: postgres.map(DatabaseLocation.postgres), logger: logger) { store in
+            try await run(store, logger, body)
         }
     }
 
