@@ -8,21 +8,27 @@ let strictSwift: [SwiftSetting] = [
 
 let package = Package(
     name: "Strata",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    // The server's locks are `Synchronization.Mutex`, which needs macOS 15, iOS 18, tvOS 18 and
+    // watchOS 11. SwiftPM declares platforms per package, not per target, so the client's minimum is
+    // the server's too.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataClient", targets: ["StrataClient"]),
         .library(name: "StrataSQL", targets: ["StrataSQL"]),
         .library(name: "StrataServer", targets: ["StrataServer"]),
+        .library(name: "StrataDemo", targets: ["StrataDemo"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // Only its bcrypt module: password hashes.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // For the SQLite library it vendors, not for its Swift API: see the SQLiteNIO product below.
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
@@ -59,13 +65,19 @@ let package = Package(
                 "StrataCore",
                 "StrataSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // Strata drives SQLite through its C API (Storage/SQLite: sqlite3_prepare_v3 with
+                // persistent statements, step, interrupt, wal_hook, create_function_v2, …) from the
+                // module `VaporCSQLite`, and never imports SQLiteNIO: its Swift API prepares every
+                // statement anew and hops threads per query, and offers no interrupt or WAL hook.
+                // VaporCSQLite is not a product of sqlite-nio, so this product is the only way to
+                // depend on it: it brings the same SQLite build (version, compile options, the
+                // `sqlite_nio_` symbol prefix) that the server is tested with.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -79,13 +91,27 @@ let package = Package(
                 // TLS settings of the control connection to PostgreSQL (outside postgres-nio's pool).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.copy("Demo/SQL")],
+            swiftSettings: strictSwift
+        ),
+        // What `strata serve --demo` and `strata demo-data` create: the demo services' SQL, their
+        // accounts and pictures, and CarDealer at any scale. The server knows none of it; it runs the
+        // provisioners a configuration carries.
+        .target(
+            name: "StrataDemo",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                "StrataServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("SQL")],
             swiftSettings: strictSwift
         ),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "StrataServer",
+                "StrataDemo",
                 "StrataClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -93,12 +119,14 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCoreTests",
-            dependencies: ["StrataCore"],
+            // StrataDemo for its SplitMix64, the seeded generator of the fuzz tests.
+            dependencies: ["StrataCore", "StrataDemo"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "StrataSQLTests",
-            dependencies: ["StrataSQL"],
+            // StrataDemo for its SplitMix64, the seeded generator of the fuzz tests.
+            dependencies: ["StrataSQL", "StrataDemo"],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -106,6 +134,8 @@ let package = Package(
             dependencies: [
                 "StrataServer",
                 "StrataSQL",
+                // The demo services are the data of most end-to-end tests.
+                "StrataDemo",
                 // The data table client tests drive StrataClient against servers on both databases,
                 // which only this target can start (its support provisions PostgreSQL).
                 "StrataClient",
@@ -120,6 +150,8 @@ let package = Package(
                 // Blob tests check content against its SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            // Golden files the tests read from the source tree (and rewrite when asked to).
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -129,7 +161,20 @@ let package = Package(
                 // The SQL safety article's snippet, compiled with the other articles' (Snippets/).
                 "StrataSQL",
                 "StrataServer",
+                "StrataDemo",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The command line's own logic: `serve`'s option table, credentials' location.
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: [
+                "StrataCLI",
+                "StrataServer",
+                "StrataDemo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift

@@ -12,7 +12,7 @@ import PackageDescription
 //       swift package --scratch-path .work/build-micro --disable-sandbox benchmark
 let package = Package(
     name: "StrataBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -44,6 +44,7 @@ let package = Package(
                 .product(name: "StrataCore", package: "Strata"),
                 .product(name: "StrataClient", package: "Strata"),
                 .product(name: "StrataServer", package: "Strata"),
+                .product(name: "StrataDemo", package: "Strata"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -24,7 +24,7 @@ struct BlobCommand: AsyncParsableCommand {
               strata blob put photo.jpg albums/2024/photo.jpg
               strata blob rm albums/2024/photo.jpg
             """,
-        subcommands: [BlobPutCommand.self, BlobGetCommand.self, BlobListCommand.self, BlobRemoveCommand.self, BlobMakeCommand.self])
+        subcommands: [Put.self, Get.self, List.self, Remove.self, Make.self])
 }
 
 /// The options every blob command shares: the server, and how to reach it signed in.

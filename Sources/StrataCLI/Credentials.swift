@@ -2,14 +2,23 @@ import Foundation
 import StrataClient
 
 /// Where the CLI keeps tokens: `$STRATA_CREDENTIALS`, else `$XDG_CONFIG_HOME/strata/credentials`,
-/// else `~/.config/strata/credentials`; one entry per server, readable by its owner only.
+/// else `$HOME/.config/strata/credentials`; one entry per server, readable by its owner only.
 enum Credentials {
-    static var fileURL: URL {
-        let environment = ProcessInfo.processInfo.environment
+    static var fileURL: URL { fileURL(environment: ProcessInfo.processInfo.environment) }
+
+    /// The file for an environment. `$HOME` wins over the account database's home directory, as
+    /// for every other program, so that a different `HOME` (a test, `sudo -E`, a container) gets
+    /// its own credentials.
+    static func fileURL(environment: [String: String]) -> URL {
         if let path = environment["STRATA_CREDENTIALS"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+        let config = nonEmpty(environment["XDG_CONFIG_HOME"]).map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? (nonEmpty(environment["HOME"]).map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser).appendingPathComponent(".config")
         return config.appendingPathComponent("strata").appendingPathComponent("credentials")
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? {
+        text.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The account name of a server: its scheme, host and port, `http://127.0.0.1:8080`.

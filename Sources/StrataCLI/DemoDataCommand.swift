@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StrataDemo
 import StrataServer
 
 struct DemoDataCommand: AsyncParsableCommand {

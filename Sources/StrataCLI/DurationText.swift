@@ -19,6 +19,13 @@ enum DurationText {
         return .milliseconds(Int64((value * scale * 1000).rounded()))
     }
 
+    /// `10s`, `500ms`: a duration as an option takes it.
+    static func option(_ duration: Duration) -> String {
+        let milliseconds = duration / .milliseconds(1)
+        if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return "\(Int(milliseconds / 1000))s" }
+        return "\(Int(milliseconds))ms"
+    }
+
     /// `10 s`, `500 ms`: how a duration is shown.
     static func format(_ duration: Duration) -> String {
         let milliseconds = duration / .milliseconds(1)

@@ -94,7 +94,31 @@ struct IssuerCommand: AsyncParsableCommand {
     struct Rule: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add or remove one rule of an issuer's rule group.",
-            subcommands: [RuleAdd.self, RuleRemove.self])
+            subcommands: [Add.self, Remove.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a rule: a claim → a role.")
+            @OptionGroup var rule: RuleOptions
+            @OptionGroup var storage: StorageOptions
+
+            func run() async throws {
+                let parsed = try rule.rule
+                try await storage.administer { try await $0.addRule(parsed, issuer: rule.issuer) }
+                print("Added rule \(parsed).")
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a rule.")
+            @OptionGroup var rule: RuleOptions
+            @OptionGroup var storage: StorageOptions
+
+            func run() async throws {
+                let parsed = try rule.rule
+                let removed = try await storage.administer { try await $0.removeRule(parsed, issuer: rule.issuer) }
+                print(removed ? "Removed rule \(parsed)." : "No such rule.")
+            }
+        }
     }
 
     struct RuleOptions: ParsableArguments {
@@ -114,30 +138,6 @@ struct IssuerCommand: AsyncParsableCommand {
                 default: throw ValidationError("give exactly one of --any, --equals VALUE or --suffix VALUE")
                 }
             }
-        }
-    }
-
-    struct RuleAdd: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a rule: a claim → a role.")
-        @OptionGroup var rule: RuleOptions
-        @OptionGroup var storage: StorageOptions
-
-        func run() async throws {
-            let parsed = try rule.rule
-            try await storage.administer { try await $0.addRule(parsed, issuer: rule.issuer) }
-            print("Added rule \(parsed).")
-        }
-    }
-
-    struct RuleRemove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a rule.")
-        @OptionGroup var rule: RuleOptions
-        @OptionGroup var storage: StorageOptions
-
-        func run() async throws {
-            let parsed = try rule.rule
-            let removed = try await storage.administer { try await $0.removeRule(parsed, issuer: rule.issuer) }
-            print(removed ? "Removed rule \(parsed)." : "No such rule.")
         }
     }
 }

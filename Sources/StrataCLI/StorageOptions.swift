@@ -6,36 +6,23 @@ import StrataServer
 
 /// Where Strata's data lives: the options `serve` and the administration commands share, so that
 /// `strata user add` works on exactly the data a `strata serve` with the same options serves.
+/// They are rows of `serve`'s option table, with the same flags, variables and checks.
 struct StorageOptions: ParsableArguments {
-    @Option(name: .customLong("data"), help: "Directory for SQLite services and Strata's own data. (env: STRATA_DATA, default: ./strata-data)")
-    var dataDirectory: String?
+    @Option(name: ServeOptions.data.name, help: ServeOptions.data.help) var data: String?
+    @Option(name: ServeOptions.database.name, help: ServeOptions.database.help) var database: String?
 
-    @Option(help: "A SQLite file to serve as one service, or postgres://user:password@host:5432/database (postgres://user@/database?host=/socket/directory for a Unix socket). (env: STRATA_DATABASE)")
-    var database: String?
-
-    /// Applies the options (and `STRATA_DATA`, `STRATA_DATABASE`, `STRATA_PASSWORD_HASH_COST`) to a configuration.
-    func apply(to configuration: inout StrataConfiguration) throws {
-        let environment = ProcessInfo.processInfo.environment
-        configuration.dataDirectory = dataDirectory ?? environment["STRATA_DATA"] ?? configuration.dataDirectory
-        if let database = database ?? environment["STRATA_DATABASE"] {
-            do {
-                configuration.database = try DatabaseLocation.parse(database)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        }
-        if let cost = environment["STRATA_PASSWORD_HASH_COST"] {
-            guard let value = Int(cost), (4...31).contains(value) else {
-                throw ValidationError("STRATA_PASSWORD_HASH_COST must be a number from 4 to 31, not \(cost)")
-            }
-            configuration.auth.passwordHashCost = value
-        }
+    /// The configuration these options (and `STRATA_DATA`, `STRATA_DATABASE`, `STRATA_PASSWORD_HASH_COST`) describe.
+    func configuration(environment: [String: String]) throws -> StrataConfiguration {
+        var setup = ServeSetup()
+        try ServeOptions.data.resolve(given: data, environment: environment, into: &setup)
+        try ServeOptions.database.resolve(given: database, environment: environment, into: &setup)
+        try ServeOptions.passwordHashCost.resolve(given: nil, environment: environment, into: &setup)
+        return setup.configuration
     }
 
     /// Runs `body` with the system database of these options open.
     func administer<T: Sendable>(_ body: @Sendable (Administration) async throws -> T) async throws -> T {
-        var configuration = StrataConfiguration()
-        try apply(to: &configuration)
+        let configuration = try configuration(environment: ProcessInfo.processInfo.environment)
         var logger = Logger(label: "strata", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning
         do {

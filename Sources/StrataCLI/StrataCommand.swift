@@ -1,5 +1,8 @@
 import ArgumentParser
 
+/// The `strata` command. Its commands are top-level types named `…Command` in files of their own;
+/// their subcommands are nested types (`UserCommand.Add`, `IssuerCommand.Rule.Add`), declared in
+/// the command's file or, when that would grow long, in `…Command+Name.swift` (`BlobCommand+Get.swift`).
 @main
 struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

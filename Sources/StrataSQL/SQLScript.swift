@@ -14,6 +14,35 @@ package struct SQLScript: Sendable {
         statements = Self.statements(in: text).map { SQLStatement(text: $0, binds: []) }
     }
 
+    /// Reads a script written once for both databases: each `{{name}}` in the file is replaced by
+    /// `spellings[name]`, this database's spelling of what the two do not share (a key that numbers
+    /// new rows, a timestamp type). The spellings are fixed text in Swift source, so the script
+    /// still holds only what the file and the code hold.
+    package init(contentsOf file: URL, spellings: [String: StaticString]) throws {
+        let text = try Self.render(String(contentsOf: file, encoding: .utf8), spellings: spellings)
+        statements = Self.statements(in: text).map { SQLStatement(text: $0, binds: []) }
+    }
+
+    /// A script's text with its `{{name}}` placeholders replaced; an unknown or unclosed
+    /// placeholder is an error, not text.
+    package static func render(_ source: String, spellings: [String: StaticString]) throws(SQLScriptError) -> String {
+        var output = ""
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{") {
+            output += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                throw SQLScriptError("a script has an unclosed {{ placeholder")
+            }
+            let name = String(rest[open.upperBound..<close.lowerBound])
+            guard let spelling = spellings[name] else {
+                throw SQLScriptError("a script uses the unknown placeholder {{\(name)}}")
+            }
+            output += spelling.description
+            rest = rest[close.upperBound...]
+        }
+        return output + rest
+    }
+
     static func statements(in script: String) -> [String] {
         var statements: [String] = []
         var current: [Character] = []
@@ -62,5 +91,14 @@ package struct SQLScript: Sendable {
         }
         flush()
         return statements
+    }
+}
+
+/// A script that cannot be read as SQL: a placeholder without a spelling, or one left open.
+package struct SQLScriptError: Error, CustomStringConvertible {
+    package let description: String
+
+    package init(_ description: String) {
+        self.description = description
     }
 }

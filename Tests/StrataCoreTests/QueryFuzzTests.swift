@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataDemo
 import Testing
 
 private typealias M = QueryTestModel
@@ -57,7 +58,7 @@ private let roomy = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_00
         return true
     }
 
-    static func mutate(_ text: String, _ random: inout SeededRandom) -> String {
+    static func mutate(_ text: String, _ random: inout SplitMix64) -> String {
         var scalars = Array(text.unicodeScalars)
         for _ in 0..<random.int(1...5) {
             let position = scalars.isEmpty ? 0 : random.int(0...scalars.count)
@@ -94,7 +95,7 @@ private let roomy = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_00
     }
 
     @Test func mutatedQueries() {
-        var random = SeededRandom(seed: 0x5EED_0001)
+        var random = SplitMix64(seed: 0x5EED_0001)
         var parsed = 0
         for _ in 0..<6000 {
             if Self.survive(Self.mutate(random.pick(Self.corpus), &random)) { parsed += 1 }
@@ -104,7 +105,7 @@ private let roomy = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_00
     }
 
     @Test func randomBytes() {
-        var random = SeededRandom(seed: 0x5EED_0002)
+        var random = SplitMix64(seed: 0x5EED_0002)
         for _ in 0..<3000 {
             let bytes = (0..<random.int(0...120)).map { _ in UInt8(random.int(0...255)) }
             let text = String(decoding: bytes, as: UTF8.self)
@@ -117,7 +118,7 @@ private let roomy = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_00
     }
 
     @Test func operatorSoup() {
-        var random = SeededRandom(seed: 0x5EED_0003)
+        var random = SplitMix64(seed: 0x5EED_0003)
         var parsed = 0
         for _ in 0..<4000 {
             let words = (0..<random.int(1...14)).map { _ in random.pick(Self.vocabulary) }
@@ -128,7 +129,7 @@ private let roomy = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_00
     }
 
     @Test func deepParenthesesAndLongChains() {
-        var random = SeededRandom(seed: 0x5EED_0004)
+        var random = SplitMix64(seed: 0x5EED_0004)
         for _ in 0..<300 {
             let open = random.int(0...3000), close = random.int(0...3000)
             let text = String(repeating: random.pick(["(", "not ", "-", "length(", "isof("]), count: open) + "a eq 1"
@@ -142,7 +143,7 @@ private let roomy = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_00
     }
 
     @Test func hugeNumbersAndUnbalancedQuotes() {
-        var random = SeededRandom(seed: 0x5EED_0005)
+        var random = SplitMix64(seed: 0x5EED_0005)
         for _ in 0..<2000 {
             let digits = String((0..<random.int(1...400)).map { _ in random.pick(Array("0123456789")) })
             let number = random.pick(["", "-"]) + digits + random.pick(["", ".5", ".", "E", "E+999999", "E-999999", "E%2B5"])

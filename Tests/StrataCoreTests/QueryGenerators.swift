@@ -1,21 +1,10 @@
 import Foundation
 import StrataCore
+import StrataDemo
 
-/// A small seeded generator (SplitMix64) so that every fuzz run sees the same inputs and a failure
-/// can be reproduced from its seed.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The fuzz tests' draws from the shared seeded generator, so that every run sees the same inputs
+/// and a failure can be reproduced from its seed.
+extension SplitMix64 {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
     mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
@@ -24,7 +13,7 @@ struct SeededRandom: RandomNumberGenerator {
 /// Random *valid* query ASTs: every value here has a V2 text form, so printing and parsing it must give
 /// it back exactly. (Byte, SByte and Int16 literals have none, and NaN is not equal to itself.)
 struct QueryASTGenerator {
-    var random: SeededRandom
+    var random: SplitMix64
 
     static let reserved: Set<String> = Set(BinaryOperator.allCases.map(\.keyword)).union([
         "not", "null", "true", "false", "NaN", "NaNd", "NaND", "NaNf", "NaNF", "INF", "INFd", "INFD", "INFf", "INFF",

@@ -1,9 +1,10 @@
 import StrataCore
+import StrataDemo
 import Testing
 
 @Suite struct QueryRoundTripTests {
     @Test func randomExpressionsRoundTrip() throws {
-        var generator = QueryASTGenerator(random: SeededRandom(seed: 0xA57_0001))
+        var generator = QueryASTGenerator(random: SplitMix64(seed: 0xA57_0001))
         let limits = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_000)
         for _ in 0..<4000 {
             let expression = generator.expression(depth: 6)
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func randomOptionsRoundTrip() throws {
-        var generator = QueryASTGenerator(random: SeededRandom(seed: 0xA57_0002))
+        var generator = QueryASTGenerator(random: SplitMix64(seed: 0xA57_0002))
         let limits = QueryLimits(maxFilterDepth: 10_000, maxFilterNodes: 1_000_000, maxExpandDepth: 100,
                                  maxExpandWidth: 100, maxTop: .max, maxQueryStringLength: .max)
         for _ in 0..<1500 {

@@ -1,20 +1,8 @@
 import Foundation
 import StrataCore
 import StrataSQL
+import StrataDemo
 import Testing
-
-/// SplitMix64: a small seeded generator, so every run tries the same inputs and a failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct SQLFuzzTests {
     static let validQueries = [
@@ -73,7 +61,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomTokenSequences() {
-        var random = SeededGenerator(seed: 0x5EED_0001)
+        var random = SplitMix64(seed: 0x5EED_0001)
         var accepted = 0
         for _ in 0..<3000 {
             let count = Int.random(in: 1...30, using: &random)
@@ -87,7 +75,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func mutatedValidQueries() {
-        var random = SeededGenerator(seed: 0x5EED_0002)
+        var random = SplitMix64(seed: 0x5EED_0002)
         var accepted = 0
         for queryIndex in 0..<3000 {
             var tokens = Self.validQueries[queryIndex % Self.validQueries.count].split(separator: " ").map(String.init)
@@ -109,7 +97,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomCharacterEdits() {
-        var random = SeededGenerator(seed: 0x5EED_0003)
+        var random = SplitMix64(seed: 0x5EED_0003)
         let alphabet = Array("abcXYZ019 _'\"();,.*+-/%|=<>!?:$#@`[]{}\\~^&\t\n\r") + ["\u{0}", "\u{7F}", "\u{2019}", "\u{FF1B}", "\u{1F600}", "é"]
         for index in 0..<2000 {
             var characters = Array(Self.validQueries[index % Self.validQueries.count])
@@ -126,7 +114,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomBytes() {
-        var random = SeededGenerator(seed: 0x5EED_0004)
+        var random = SplitMix64(seed: 0x5EED_0004)
         for _ in 0..<1000 {
             let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             _ = Self.exercise("SELECT " + String(decoding: bytes, as: UTF8.self))

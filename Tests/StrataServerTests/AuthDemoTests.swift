@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOConcurrencyHelpers
 import StrataCore
+import StrataDemo
 @testable import StrataServer
 import Testing
 

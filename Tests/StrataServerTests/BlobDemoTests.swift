@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 @testable import StrataCore
+@testable import StrataDemo
 @testable import StrataServer
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore
+import StrataDemo
 import Testing
 
 /// Random and mutated requests to `$sql`: the server answers every one with 200 or a 4xx OData
@@ -24,7 +25,7 @@ struct DataTableSQLFuzzTests {
         " ORDER BY 99", " GROUP BY 1", " AS", "*", "%", "||", " CASE", " END", " IS NOT", " ESCAPE '!'",
     ]
 
-    static func mutate(_ sql: String, _ random: inout QueryFuzzTests.Random) -> String {
+    static func mutate(_ sql: String, _ random: inout SplitMix64) -> String {
         var scalars = Array(sql.unicodeScalars)
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = Int.random(in: 0...scalars.count, using: &random)
@@ -51,7 +52,7 @@ struct DataTableSQLFuzzTests {
     func fuzz(_ backend: Backend) async throws {
         try await withServer(backend) { client in
             let before = try await client.snapshot(["/cardealer/Person/$count", "/cardealer/Car/$count", "/cardealer/Person(1)"])
-            var random = QueryFuzzTests.Random(state: 0x5EED_0008)
+            var random = SplitMix64(seed: 0x5EED_0008)
             var statuses: [Int: Int] = [:]
             for round in 0..<300 {
                 let sql = Self.mutate(Self.seeds[round % Self.seeds.count], &random)

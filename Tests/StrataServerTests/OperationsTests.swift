@@ -6,6 +6,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 import StrataCore
+import StrataDemo
 import StrataSQL
 @testable import StrataServer
 import Testing

@@ -2,26 +2,13 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import StrataCore
+import StrataDemo
 import Testing
 
 /// Random and mutated query strings and paths thrown at a running server: it must answer every one
 /// with 200 or a 4xx OData error, never a 500 and never a crash.
 @Suite("Query fuzzing")
 struct QueryFuzzTests {
-    /// SplitMix64: small, fast, and the same sequence for the same seed on every platform.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     static let seeds = [
         "$filter=lastName eq 'Samson'", "$filter=startswith(lastName,'O''') and personID gt 10",
         "$orderby=lastName desc,firstName&$top=5&$skip=3", "$select=firstName,PersonCar&$expand=PersonCar/Car",
@@ -41,7 +28,7 @@ struct QueryFuzzTests {
         "/cardealer/Person(1)/firstName", "/hockey/Players",
     ]
 
-    static func mutate(_ text: String, _ random: inout Random) -> String {
+    static func mutate(_ text: String, _ random: inout SplitMix64) -> String {
         var characters = Array(text)
         for _ in 0..<(1 + random.below(3)) {
             switch random.below(5) {
@@ -63,7 +50,7 @@ struct QueryFuzzTests {
     @Test("Mutated queries on every kind of resource: only 200 and 4xx", arguments: Backend.allCases)
     func fuzz(_ backend: Backend) async throws {
         try await withServer(backend) { client in
-            var random = Random(state: backend == .sqlite ? 20_261_123 : 11_232_026)
+            var random = SplitMix64(seed: backend == .sqlite ? 20_261_123 : 11_232_026)
             var statuses: [UInt: Int] = [:]
             for _ in 0..<400 {
                 let path = random.pick(Self.paths)
@@ -82,4 +69,8 @@ struct QueryFuzzTests {
             #expect(statuses[400, default: 0] > 100)
         }
     }
+}
+
+extension SplitMix64 {
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresNIO
 import StrataCore
 import StrataSQL
 
@@ -17,28 +16,9 @@ extension Administration {
         _ configuration: StrataConfiguration, logger: Logger,
         _ body: @Sendable (Administration) async throws -> T
     ) async throws -> T {
-        let directory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
-        switch configuration.database {
-        case nil, .sqliteFile:
-            var single: URL?
-            if case .sqliteFile(let path) = configuration.database { single = URL(fileURLWithPath: path) }
-            let store = try await SQLiteServiceStore.open(directory: directory, singleFile: single, counter: .none, logger: logger)
-            do {
-                let result = try await run(store, configuration, logger, body)
-                await store.close()
-                return result
-            } catch {
-                await store.close()
-                throw error
-            }
-        case .postgres(let location):
-            let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                defer { group.cancelAll() }
-                let store = PostgresServiceStore(client: client, counter: .none, logger: logger)
-                return try await run(store, configuration, logger, body)
-            }
+        try await DetachedStore.with(directory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
+                                     database: configuration.database, logger: logger) { store in
+            try await run(store, configuration, logger, body)
         }
     }
 
@@ -63,43 +43,5 @@ extension Administration {
         }
         let settings = try await system.serviceSettings()[name] ?? ServiceSettings()
         return ModelBuilder(serviceName: name, namespace: settings.namespace ?? name, logger: logger).build(tables)
-    }
-}
-
-/// The demo's accounts and access rules, created once with the demo services (issue 6): `cardealer`
-/// and `speakeasy` readable by anyone, `hockey` for signed-in readers, and an `editor` account
-/// whose random password is announced once (on standard output, never in the log).
-struct DemoAccounts {
-    static let stateName = "demo.accounts"
-    let store: AuthStore
-    let hasher: PasswordHasher
-    let announce: @Sendable (String) -> Void
-    let now: Date
-
-    func provision() async throws {
-        guard try await store.state(Self.stateName) == nil else { return }
-        let password = RandomSecret.password()
-        let hash = try await hasher.hash(password)
-        let store = self.store
-        let seconds = AuthStore.seconds(now)
-        let created = try await store.write { connection -> Bool in
-            let accounts = store.q("accounts")
-            for (service, access) in [("cardealer", AnonymousAccess.read), ("speakeasy", .read), ("hockey", .none)] {
-                try await store.setAnonymousAccess(service, access, connection)
-            }
-            let existing = try await connection.query("SELECT 1 FROM \(accounts) WHERE \"username\" = \(bind: .string("editor"))")
-            if existing.rows.isEmpty {
-                try await connection.execute("INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(SQL.binds([.string("editor"), .string(hash), .int64(seconds)])))")
-                try await connection.execute("INSERT INTO \(store.q("account_roles")) (\"username\", \"role\", \"service\") VALUES (\(SQL.binds([.string("editor"), .string(BuiltInRole.editor.rawValue), .string(AuthStore.every)])))")
-            }
-            try await store.setState(Self.stateName, String(seconds), connection)
-            return existing.rows.isEmpty
-        }
-        if created {
-            announce("""
-                Demo account created: user "editor", password "\(password)" (role editor).
-                This is the only time the password is shown; change it with `strata user passwd editor --password-stdin`.
-                """)
-        }
     }
 }

@@ -11,9 +11,9 @@ import StrataCore
 /// Builds a ready-to-run Strata server from a configuration.
 ///
 /// The returned application opens the databases first; its service group runs PostgreSQL's pool
-/// (when used), then loads the catalogs (and creates the demo services) before the HTTP server
-/// accepts connections. On SIGINT/SIGTERM the server finishes in-flight requests, then the
-/// databases close.
+/// (when used), then runs the configuration's provisioners (the demo's, say) and loads the catalogs
+/// before the HTTP server accepts connections. On SIGINT/SIGTERM the server finishes in-flight
+/// requests, then the databases close.
 public func buildApplication(_ configuration: StrataConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
     try await makeApplication(configuration, logger: logger).application
 }

@@ -10,8 +10,9 @@ public struct StrataConfiguration: Sendable {
     public var dataDirectory: String
     /// Where services live; nil means one SQLite file per service in ``dataDirectory``.
     public var database: DatabaseLocation?
-    /// Create the demo services (and their accounts and files) on first start.
-    public var demo: Bool
+    /// What the server creates in its data when it starts, before it reads the catalogs, in order:
+    /// the demo (`strata serve --demo`, from StrataDemo) or nothing.
+    package var provisioners: [any StartupProvisioner] = []
     /// The scheme, host and port clients use to reach the server (`https://api.example.com`), for links
     /// in responses. When nil, links are built from each request's Host header.
     public var publicBaseURL: String?
@@ -63,7 +64,6 @@ public struct StrataConfiguration: Sendable {
         port: Int = 8080,
         dataDirectory: String = "./strata-data",
         database: DatabaseLocation? = nil,
-        demo: Bool = false,
         publicBaseURL: String? = nil,
         pageSize: Int = 1000,
         queryLimits: QueryLimits = .default,
@@ -77,7 +77,6 @@ public struct StrataConfiguration: Sendable {
         self.port = port
         self.dataDirectory = dataDirectory
         self.database = database
-        self.demo = demo
         self.publicBaseURL = publicBaseURL
         self.pageSize = pageSize
         self.maxBodySize = maxBodySize

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import ServiceLifecycle
 import StrataCore
+import Synchronization
 
 /// The server's state: its store of services, the models read from their catalogs, its metrics.
 ///
@@ -21,7 +21,7 @@ final class StrataRuntime: Sendable {
     let auth: AuthServices?
     /// Blob containers: metadata in the system database, content under `<data>/blobs`.
     let blobs: BlobServices
-    private let services = NIOLockedValueBox<[String: ODataService]>([:])
+    private let services = Mutex<[String: ODataService]>([:])
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
     let shutdown = InterruptSignal(reason: .shutdown)
 
@@ -51,15 +51,18 @@ final class StrataRuntime: Sendable {
             now: configuration.auth.now)
     }
 
-    /// Prepares the system database, creates the demo services when asked, and loads every catalog.
+    /// Prepares the system database, runs the configuration's provisioners, and loads every catalog.
     func start() async throws {
         try await system.migrate(logger: logger)
         try await blobs.start()
-        if configuration.demo {
-            try await DemoServices(store: store, system: system, logger: logger).provision()
-            try await DemoBlobs(store: store, blobs: blobs, logger: logger).provision()
-            if let auth {
-                try await DemoAccounts(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce, now: auth.now).provision()
+        if !configuration.provisioners.isEmpty {
+            let accounts = auth.map { auth in
+                ProvisioningTarget.AccountProvisioning(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce,
+                                                       now: auth.settings.now)
+            }
+            let target = ProvisioningTarget(store: store, system: system, blobs: blobs, accounts: accounts, logger: logger)
+            for provisioner in configuration.provisioners {
+                try await provisioner.provision(target)
             }
         }
         try await reloadServices()
@@ -81,15 +84,15 @@ final class StrataRuntime: Sendable {
                 "service": .string(storage.name), "entitySets": "\(model.entitySets.count)", "associations": "\(model.associations.count)",
             ])
         }
-        services.withLockedValue { $0 = loaded }
+        services.withLock { $0 = loaded }
     }
 
     func service(named name: String) -> ODataService? {
-        services.withLockedValue { $0[name] }
+        services.withLock { $0[name] }
     }
 
     var allServices: [ODataService] {
-        services.withLockedValue { Array($0.values) }.sorted { $0.name < $1.name }
+        services.withLock { Array($0.values) }.sorted { $0.name < $1.name }
     }
 
     func close() async {

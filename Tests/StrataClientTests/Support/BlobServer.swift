@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import StrataClient
+import StrataDemo
 import StrataServer
 
 /// A live demo server of its own with an administrator account, for the blob client tests.
@@ -27,7 +28,8 @@ struct BlobServer: Sendable {
 func withBlobServer<T: Sendable>(_ body: @Sendable (BlobServer) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-blobs-\(UUID().uuidString.prefix(12))").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    var configuration = StrataConfiguration(port: 0, dataDirectory: directory, demo: true, logLevel: .critical)
+    var configuration = StrataConfiguration(port: 0, dataDirectory: directory, logLevel: .critical)
+    configuration.demo = true
     configuration.auth.passwordHashCost = 4
     configuration.auth.announce = { _ in }
     var logger = Logger(label: "strata-client-test")

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import StrataClient
+import StrataDemo
 import StrataServer
 import Testing
 
@@ -45,7 +46,8 @@ struct LiveServer: Sendable {
 func withFreshServer<T: Sendable>(pageSize: Int = 1000, _ body: @Sendable (LiveServer) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-client-\(UUID().uuidString.prefix(12))").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    var configuration = StrataConfiguration(port: 0, dataDirectory: directory, demo: true, pageSize: pageSize, logLevel: .critical)
+    var configuration = StrataConfiguration(port: 0, dataDirectory: directory, pageSize: pageSize, logLevel: .critical)
+    configuration.demo = true
     configuration.auth.passwordHashCost = 4
     // Every test of the target is one anonymous caller at one address, many at once.
     configuration.maxQueriesPerCaller = 64

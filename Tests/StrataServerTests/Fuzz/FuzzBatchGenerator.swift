@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import StrataDemo
 
 /// Random `$batch` bodies: queries and change sets of every method against real and bogus URLs,
 /// Content-IDs (some repeated), `$n` references (some dangling), absolute URLs to this host and
@@ -10,7 +11,7 @@ struct FuzzBatchGenerator {
                        "Person(1)/$links/PersonCar", "Nope(1)", "$batch", "Person?$top=2&$skip=1", "Person(1)/firstName/$value", ""]
     static let methods = ["GET", "POST", "PUT", "MERGE", "PATCH", "DELETE", "HEAD", "BREW"]
 
-    func request(_ random: inout QueryFuzzTests.Random) -> FuzzRequest {
+    func request(_ random: inout SplitMix64) -> FuzzRequest {
         let json = FuzzJSONGenerator()
         var items: [BatchBody.Item] = []
         var ids = 0

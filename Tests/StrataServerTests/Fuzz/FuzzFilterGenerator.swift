@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import StrataDemo
 
 /// Typed random `$filter` expressions (with `$orderby`, `$top`, `$skip`, `$select`, `$expand`) over
 /// the CarDealer sample, biased toward edges: extreme literals, arithmetic that overflows, functions
@@ -33,7 +34,7 @@ struct FuzzFilterGenerator {
                     "datetime'2016-02-29T12:00:00'", "datetimeoffset'2009-11-01T00:00:00+14:00'"],
     ]
 
-    mutating func request(_ random: inout QueryFuzzTests.Random) -> FuzzRequest {
+    mutating func request(_ random: inout SplitMix64) -> FuzzRequest {
         let set = random.pick(Self.sets)
         var options: [String] = ["$filter=" + expression(.boolean, set, depth: 0, &random)]
         if random.chance(40) {
@@ -52,7 +53,7 @@ struct FuzzFilterGenerator {
         return FuzzRequest(method: .get, uri: path + "?" + encoded)
     }
 
-    func expression(_ kind: Kind, _ set: EntitySet, depth: Int, _ random: inout QueryFuzzTests.Random) -> String {
+    func expression(_ kind: Kind, _ set: EntitySet, depth: Int, _ random: inout SplitMix64) -> String {
         if depth > 4 || random.chance(25) { return leaf(kind, set, &random) }
         switch kind {
         case .boolean:
@@ -88,7 +89,7 @@ struct FuzzFilterGenerator {
         }
     }
 
-    func leaf(_ kind: Kind, _ set: EntitySet, _ random: inout QueryFuzzTests.Random) -> String {
+    func leaf(_ kind: Kind, _ set: EntitySet, _ random: inout SplitMix64) -> String {
         let properties = set.properties.filter { $0.1 == kind || (kind == .long && $0.1 == .int) }
         if !properties.isEmpty, random.chance(50) { return random.pick(properties).0 }
         return random.pick(Self.literals[kind] ?? ["null"])

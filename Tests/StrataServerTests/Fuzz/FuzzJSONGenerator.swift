@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import StrataDemo
 
 /// Random JSON bodies for the endpoints that read JSON: entity inserts and updates, `$changes`,
 /// `$sql` and `/auth/token`. Property names are mostly real, values of every JSON kind and at the
@@ -13,7 +14,7 @@ struct FuzzJSONGenerator {
     static let numbers = ["0", "-0", "1", "2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775809",
                           "1e400", "-1e400", "1.5e-400", "1.0", "12345678901234567890123456789"]
 
-    func request(_ random: inout QueryFuzzTests.Random) -> FuzzRequest {
+    func request(_ random: inout SplitMix64) -> FuzzRequest {
         var target: (HTTPRequest.Method, String, String)
         switch random.below(6) {
         case 0: target = (.post, "/cardealer/Person", entity(&random))
@@ -29,7 +30,7 @@ struct FuzzJSONGenerator {
         return FuzzRequest(method: target.0, uri: target.1, headers: [.contentType: "application/json"], body: bytes)
     }
 
-    func entity(_ random: inout QueryFuzzTests.Random) -> String {
+    func entity(_ random: inout SplitMix64) -> String {
         var members: [String] = []
         for _ in 0..<(random.below(6) + 1) {
             let name = random.pick(Self.properties)
@@ -46,7 +47,7 @@ struct FuzzJSONGenerator {
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    func changes(_ random: inout QueryFuzzTests.Random) -> String {
+    func changes(_ random: inout SplitMix64) -> String {
         let items = (0..<(1 + random.below(4))).map { index in
             let kind = random.pick(["insert", "update", "delete", "upsert"])
             let table = random.pick(["Person", "Car", "PersonCar", "Nope"])
@@ -56,12 +57,12 @@ struct FuzzJSONGenerator {
         return #"{"changes":[\#(items.joined(separator: ","))]\#(random.chance(20) ? #","mode":"\#(random.pick(["all", "each", "x"]))""# : "")}"#
     }
 
-    func object(_ depth: Int, _ random: inout QueryFuzzTests.Random) -> String {
+    func object(_ depth: Int, _ random: inout SplitMix64) -> String {
         let members = (0..<random.below(4)).map { _ in "\"\(random.pick(Self.properties + ["i", "l", "s"]))\":\(value(depth + 1, &random))" }
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    func value(_ depth: Int, _ random: inout QueryFuzzTests.Random) -> String {
+    func value(_ depth: Int, _ random: inout SplitMix64) -> String {
         switch depth > 3 ? random.below(4) : random.below(7) {
         case 0: return random.pick(Self.strings)
         case 1: return random.pick(Self.numbers)

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StrataCore
+import StrataDemo
 import Testing
 
 /// One generated request.
@@ -47,8 +48,8 @@ enum FuzzRun {
     }
 
     static func run(_ name: String, seed: UInt64, client: any TestClientProtocol,
-                    generate: (inout QueryFuzzTests.Random) -> FuzzRequest) async throws -> Report {
-        var random = QueryFuzzTests.Random(state: seed)
+                    generate: (inout SplitMix64) -> FuzzRequest) async throws -> Report {
+        var random = SplitMix64(seed: seed)
         var report = Report()
         let end = ContinuousClock.now + duration
         while ContinuousClock.now < end || report.requests < minimumRequests {
@@ -90,6 +91,6 @@ enum FuzzRun {
     }
 }
 
-extension QueryFuzzTests.Random {
+extension SplitMix64 {
     mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 }

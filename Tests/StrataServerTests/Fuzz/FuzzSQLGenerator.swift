@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import StrataCore
+import StrataDemo
 
 /// Random `$sql` queries over the CarDealer sample in Strata's SQL dialect: joins (sometimes on
 /// nothing), arithmetic at the edges of the integer range, functions with odd arguments, casts,
@@ -22,7 +23,7 @@ struct FuzzSQLGenerator {
     static let integers = ["0", "1", "-1", "2147483647", "2147483648", "9223372036854775807", "-9223372036854775808", "1e3", ":i", ":l"]
     static let texts = ["''", "'a'", "'O''Brien'", "'%'", "'😀'", ":s", "NULL"]
 
-    func request(_ random: inout QueryFuzzTests.Random) -> FuzzRequest {
+    func request(_ random: inout SplitMix64) -> FuzzRequest {
         var sql = query(&random)
         if random.chance(15) { sql = DataTableSQLFuzzTests.mutate(sql, &random) }
         let parameters: [String: ODataValue] = [
@@ -34,7 +35,7 @@ struct FuzzSQLGenerator {
                            body: DataTableQuery(sql: sql, parameters: parameters).jsonBytes)
     }
 
-    func query(_ random: inout QueryFuzzTests.Random) -> String {
+    func query(_ random: inout SplitMix64) -> String {
         let first = random.pick(Self.tables)
         var sources = [(first, "a")]
         var sql = " FROM \(first.name) a"
@@ -61,7 +62,7 @@ struct FuzzSQLGenerator {
         return sql
     }
 
-    func expression(_ sources: [(Table, String)], depth: Int, _ random: inout QueryFuzzTests.Random) -> String {
+    func expression(_ sources: [(Table, String)], depth: Int, _ random: inout SplitMix64) -> String {
         let (table, alias) = random.pick(sources)
         if depth > 3 || random.chance(30) {
             return random.chance(50) ? "\(alias).\(random.pick(table.integers + table.texts + table.dates))" : random.pick(Self.integers + Self.texts)
@@ -80,7 +81,7 @@ struct FuzzSQLGenerator {
         }
     }
 
-    func condition(_ sources: [(Table, String)], depth: Int, _ random: inout QueryFuzzTests.Random) -> String {
+    func condition(_ sources: [(Table, String)], depth: Int, _ random: inout SplitMix64) -> String {
         let a = expression(sources, depth: depth + 1, &random), b = expression(sources, depth: depth + 1, &random)
         switch random.below(7) {
         case 0: return "\(a) \(random.pick(["=", "<>", "<", ">=", "!="])) \(b)"

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+@testable import StrataDemo
 import StrataSQL
 @testable import StrataServer
 import Testing
@@ -105,8 +106,7 @@ actor TestDatabases {
         let store = try await SQLiteServiceStore.open(directory: directory, singleFile: nil, counter: .none, logger: Self.logger)
         let system = SystemDatabase(database: store.system, schema: nil)
         try await system.migrate(logger: Self.logger)
-        try await DemoServices(store: store, system: system, logger: Self.logger).provision()
-        try await Self.provisionDemoAccess(system)
+        try await Self.provisionDemo(store, system)
         await store.close()
         return directory
     }
@@ -120,17 +120,19 @@ actor TestDatabases {
             let store = PostgresServiceStore(client: client, counter: .none, logger: Self.logger)
             let system = SystemDatabase(database: store.system, schema: store.systemSchema)
             try await system.migrate(logger: Self.logger)
-            try await DemoServices(store: store, system: system, logger: Self.logger).provision()
-            try await Self.provisionDemoAccess(system)
+            try await Self.provisionDemo(store, system)
         }
     }
 
-    /// The demo's access rules (anonymous reads of cardealer and speakeasy, a signed-in reader for
-    /// hockey), as `strata serve --demo` sets them, and the administrator `withServer` signs in as.
-    /// The demo `editor` account's random password is not announced.
-    private static func provisionDemoAccess(_ system: SystemDatabase) async throws {
-        try await DemoAccounts(store: AuthStore(system: system), hasher: try PasswordHasher(cost: 4), announce: { _ in }, now: Date())
-            .provision()
+    /// The demo services and access rules (anonymous reads of cardealer and speakeasy, a signed-in
+    /// reader for hockey), as `strata serve --demo` creates them, and the administrator `withServer`
+    /// signs in as. The demo `editor` account's random password is not announced.
+    private static func provisionDemo(_ store: any ServiceStore, _ system: SystemDatabase) async throws {
+        let accounts = ProvisioningTarget.AccountProvisioning(store: AuthStore(system: system), hasher: try PasswordHasher(cost: 4),
+                                                              announce: { _ in }, now: { Date() })
+        let target = ProvisioningTarget(store: store, system: system, accounts: accounts, logger: Self.logger)
+        try await DemoServices().provision(target)
+        try await DemoAccounts().provision(target)
         try await createTester(system)
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import StrataClient
 import StrataCore
+import StrataDemo
 import StrataServer
 
 // Micro-benchmarks of Strata's hot paths. Names are stable: benchmarks/run reads them back.
@@ -235,7 +236,8 @@ final class InProcessServer: @unchecked Sendable {
         if shouldStart {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-micro-\(ProcessInfo.processInfo.processIdentifier)")
             try? FileManager.default.removeItem(at: directory)
-            var configuration = StrataConfiguration(dataDirectory: directory.path, demo: true)
+            var configuration = StrataConfiguration(dataDirectory: directory.path)
+            configuration.demo = true
             configuration.logLevel = .error
             let app = try await buildApplication(configuration)
             let (ready, readyContinuation) = AsyncStream.makeStream(of: Void.self)

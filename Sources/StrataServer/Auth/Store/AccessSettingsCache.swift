@@ -1,5 +1,5 @@
-import Synchronization
 import StrataCore
+import Synchronization
 
 /// The whole of `service_access` and `role_grants` as read at one moment: what every table action
 /// and service check asks about anonymous access and grants. Both tables hold a handful of rows per

@@ -1,0 +1,23 @@
+import Logging
+import StrataServer
+
+/// The demo services, reproducing the seeds' data.
+///
+/// Each is created from SQL files shipped with Strata (`SQL/<service>/`), applied through the same
+/// store operation that creates any service: the schema for the store's dialect, then the portable
+/// data. A service that exists already is left as it is, so restarts keep changes.
+package struct DemoServices: StartupProvisioner {
+    package static let names = ["cardealer", "speakeasy", "hockey"]
+
+    package init() {}
+
+    package func provision(_ target: ProvisioningTarget) async throws {
+        for name in Self.names {
+            let files = try DemoFiles(service: name, dialect: target.dialect)
+            if try await target.createService(name, scripts: [files.schema, files.data]) {
+                try await target.saveSettings(files.settings, of: name)
+                target.logger.info("Created demo service", metadata: ["service": .string(name)])
+            }
+        }
+    }
+}

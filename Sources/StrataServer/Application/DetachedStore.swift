@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The store of a configuration's data opened without a server, for commands that run and exit
+/// (`strata user …`, `strata demo-data`): SQLite files in the data directory (or one file), or a
+/// PostgreSQL database through a pool that opens connections on demand.
+enum DetachedStore {
+    /// Runs `body` with the store open, and closes it afterwards whether `body` succeeds or not.
+    static func with<T: Sendable>(
+        directory: URL, database: DatabaseLocation?, logger: Logger,
+        _ body: @Sendable (any ServiceStore) async throws -> T
+    ) async throws -> T {
+        switch database {
+        case nil, .sqliteFile:
+            var single: URL?
+            if case .sqliteFile(let path) = database { single = URL(fileURLWithPath: path) }
+            let store = try await SQLiteServiceStore.open(directory: directory, singleFile: single, counter: .none, logger: logger)
+            do {
+                let result = try await body(store)
+                await store.close()
+                return result
+            } catch {
+                await store.close()
+                throw error
+            }
+        case .postgres(let location):
+            let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                return try await body(PostgresServiceStore(client: client, counter: .none, logger: logger))
+            }
+        }
+    }
+}

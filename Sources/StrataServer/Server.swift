@@ -1,7 +1,0 @@
-import StrataCore
-import Hummingbird
-import PostgresNIO
-import JWTKit
-import HummingbirdBcrypt
-import Prometheus
-import ServiceLifecycle
