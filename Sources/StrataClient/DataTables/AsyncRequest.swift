@@ -29,10 +29,11 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property below is read and written only while holding
     // `lock` (see `locked`), and handlers are copied out before they are called.
     //
-    // The lock is an `NSLock`, the client's one lock style: apps on iOS 17 (and watchOS 10, tvOS
-    // 17) use the client, and `Synchronization.Mutex` needs iOS 18; NIO's locks would pull NIO
-    // into apps. The critical sections are a few assignments, never an `await`, so a plain lock is
-    // enough.
+    // The lock is an `NSLock`, the client's one lock style: Foundation's, which the client is built
+    // on, guarding plain stored properties (NIO's locks would pull NIO into apps). The critical
+    // sections are a few assignments, never an `await`, so a plain lock is enough. The package now
+    // requires iOS 18, where `Synchronization.Mutex` exists too; moving the client to it would let
+    // these classes drop `@unchecked Sendable`.
 
     /// Where a request is in its life.
     public enum State: Sendable, Hashable {
