@@ -32,11 +32,4 @@ final class ODataCall: Sendable {
     }
 
     var isHead: Bool { method == .head }
-
-    var access: any AccessPolicy { runtime.accessPolicy }
-
-    /// Asks the access policy whether the caller may do `action` on `table`.
-    func authorize(_ action: TableAction, _ table: String) async throws -> RowAccess {
-        try await access.authorize(action, table: table, in: service, principal: principal)
-    }
 }
