@@ -33,6 +33,13 @@ struct LayerTests {
         }
     }
 
+    @Test("Below Serialization, only the request context (Auth) and reading the body (Request) know Hummingbird")
+    func stagesWithoutHTTPResponses() throws {
+        for file in try ServerLayers.files(in: ServerLayers.sourceRoot) where ServerLayers.withoutHummingbird.contains(ServerLayers.layer(of: file.path)) {
+            #expect(!file.text.contains("import Hummingbird"), "\(file.path) imports Hummingbird")
+        }
+    }
+
     @Test("The checker sees a use of a higher layer")
     func checkerFindsUses() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("layers-\(UUID().uuidString)")
@@ -102,6 +109,11 @@ enum ServerLayers {
         Edge(from: "Admin", to: "Application"): "/admin reads the StrataRuntime; commands open a StrataConfiguration",
     ]
 
+    /// Layers that build no responses and read no requests: they return values.
+    static let withoutHummingbird: Set<String> = [
+        "Encoding", "SQL", "Storage", "Observability", "System", "Service", "Authorization", "Planning", "Execution",
+    ]
+
     static func rank(_ layer: String) -> Int? { order.firstIndex(of: layer) }
 
     static var sourceRoot: URL {
@@ -115,15 +127,22 @@ enum ServerLayers {
         var type: String
     }
 
-    /// Every use of a type declared in another layer, one per file, layer and type.
-    static func uses(in root: URL) throws -> [Use] {
-        var texts: [(file: String, layer: String, text: [UInt8])] = []
+    /// The Swift files under `root`, by path relative to it, with their text.
+    static func files(in root: URL) throws -> [(path: String, text: String)] {
+        var files: [(path: String, text: String)] = []
         let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         while let url = enumerator?.nextObject() as? URL {
             guard url.pathExtension == "swift" else { continue }
-            let file = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
-            let text = strip(Array(try String(contentsOf: url, encoding: .utf8).utf8))
-            texts.append((file, layer(of: file), text))
+            let path = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
+            files.append((path, try String(contentsOf: url, encoding: .utf8)))
+        }
+        return files
+    }
+
+    /// Every use of a type declared in another layer, one per file, layer and type.
+    static func uses(in root: URL) throws -> [Use] {
+        let texts = try files(in: root).map { file in
+            (file: file.path, layer: layer(of: file.path), text: strip(Array(file.text.utf8)))
         }
         var declared: [String: Set<String>] = [:]
         for entry in texts {

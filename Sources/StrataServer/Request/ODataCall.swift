@@ -1,11 +1,11 @@
 import HTTPTypes
-import Hummingbird
 import StrataCore
 
 /// One OData request after the common prologue: the service it addresses, its URL, method and
 /// headers, the protocol version of the answer, and the caller.
 ///
-/// A class: the call is handed to every step of a request (resolver, planner, operation), and
+/// A class: the call is handed to every stage of a request (resolver, authorizer, operation,
+/// serializer), and
 /// copying a struct of this size retained each of its members at every hand-off.
 final class ODataCall: Sendable {
     let runtime: StrataRuntime

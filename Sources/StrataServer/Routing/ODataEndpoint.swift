@@ -3,9 +3,13 @@ import Hummingbird
 import StrataCore
 
 /// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches:
-/// service document and `$metadata`, reads (GET/HEAD), and — in their own files — writes, `$batch`
-/// and the data table endpoints (`$tables`, `$sql`, `$changes`).
+/// service document and `$metadata`, reads (GET/HEAD), writes, `$batch` (``BatchEndpoint``) and
+/// the data table endpoints (`$tables`, `$sql`, `$changes`).
 /// Write methods arrive here too (see ``Routes``); X-HTTP-Method tunnelling is resolved first.
+///
+/// The route runs the stages of a request in order, each handing the next a value: parse
+/// (`Request`), authorize (`Authorization`), plan and execute (`Execution`, through the pure
+/// `Planning`), serialize (`Serialization`). None of them calls back up here.
 struct ODataEndpoint: Sendable {
     let runtime: StrataRuntime
 
