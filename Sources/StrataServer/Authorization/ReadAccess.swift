@@ -8,13 +8,6 @@ import StrataCore
 struct ReadAccess: Sendable {
     private var tables: [(name: String, access: RowAccess)] = []
 
-    /// Access that was decided for `table` elsewhere (a `$tables` read of a table already checked).
-    init(_ table: String, _ access: RowAccess) {
-        tables = [(table, access)]
-    }
-
-    init() {}
-
     mutating func add(_ table: String, _ access: RowAccess) {
         if !tables.contains(where: { $0.name == table }) { tables.append((table, access)) }
     }
