@@ -1,10 +1,5 @@
 import StrataCore
 
-/// What a request does to a table; rights are granted per action.
-public enum TableAction: String, Sendable, CaseIterable {
-    case read, insert, update, delete
-}
-
 /// The rows of a table a caller may touch: all of them, or those a bound filter expression selects.
 struct RowAccess: Sendable {
     /// A boolean expression bound against the table's entity type; nil means every row.

@@ -87,7 +87,7 @@ struct BlobDownload {
                 if let previous = held { try await writer.write(previous) }
                 held = chunk
             }
-            if let blob, let digest = hasher?.finalize(), StoredObject.hex(digest) != blob.sha256 {
+            if let blob, let digest = hasher?.finalize(), Hex.lowercase(digest) != blob.sha256 {
                 logger.error("A stored blob's content does not match its SHA-256: it is damaged; the download was cut short", metadata: [
                     "container": .string(blob.container), "blob": .string(blob.name), "object": .string(blob.object),
                 ])

@@ -38,11 +38,6 @@ struct StoredObject: Sendable, Hashable {
     var size: Int64
     /// Lowercase hex SHA-256 of the content.
     var sha256: String
-
-    /// A digest as lowercase hex, the form the catalog keeps and the ETag shows.
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
 }
 
 /// An open object. Holding it keeps the content readable even if the blob is replaced or deleted

@@ -80,7 +80,7 @@ struct FileBlobStore: BlobStore {
             try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try await BlockingFileIO.move(partial, to: destination)
-            return StoredObject(id: id, size: size, sha256: StoredObject.hex(hasher.finalize()))
+            return StoredObject(id: id, size: size, sha256: Hex.lowercase(hasher.finalize()))
         } catch {
             // Synchronous on purpose: the task may be cancelled (the client went away), and the
             // thread pool refuses work for cancelled tasks; close and unlink are quick.

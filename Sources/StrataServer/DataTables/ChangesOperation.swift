@@ -50,7 +50,7 @@ struct ChangesOperation: Sendable {
         for set in call.service.model.entitySets where set.readOnlyReason == nil {
             for action in [TableAction.insert, .update, .delete] {
                 do {
-                    _ = try await call.authorize(action, set.name)
+                    _ = try await Authorizer(call).authorize(action, set.name)
                     return
                 } catch {
                     refusal = refusal ?? error
@@ -71,7 +71,7 @@ struct ChangesOperation: Sendable {
             }
             do {
                 _ = try ChangeApplier.table(of: change, in: call.service.model)
-                rights[change.id] = .success(try await call.authorize(action, change.table))
+                rights[change.id] = .success(try await Authorizer(call).authorize(action, change.table))
             } catch {
                 rights[change.id] = .failure(error)
             }
@@ -117,7 +117,7 @@ struct ChangesOperation: Sendable {
             return (results, TemporaryKeys(model: service.model))
         } catch {
             // The commit itself failed: nothing was kept.
-            let failure = ErrorMiddleware.odataError(for: error, logger: logger)
+            let failure = ODataError.from(error, logger: logger)
             let results = Dictionary(uniqueKeysWithValues: changes.map {
                 ($0.id, DataTableChangeResult(id: $0.id, status: .failed, message: "Not applied: \(failure.message)"))
             })
@@ -160,7 +160,7 @@ struct ChangesOperation: Sendable {
         if let refusal = error as? ChangeRefusal {
             return DataTableChangeResult(id: id, status: .conflict, serverRow: refusal.serverRow, message: refusal.message)
         }
-        let failure = ErrorMiddleware.odataError(for: error, logger: logger)
+        let failure = ODataError.from(error, logger: logger)
         return DataTableChangeResult(id: id, status: .failed, message: failure.message)
     }
 }

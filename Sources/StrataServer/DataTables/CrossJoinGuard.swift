@@ -40,11 +40,7 @@ struct CrossJoinGuard: Sendable {
     }
 }
 
-/// How many rows each table of a service has, up to a cap, remembered for a minute.
-final class TableSizes: Sendable {
-    private let counts = Mutex<[String: (rows: Int, cap: Int, at: ContinuousClock.Instant)]>([:])
-    static let maximumAge: Duration = .seconds(60)
-
+extension TableSizes {
     func rows(of table: String, in service: ODataService, cap: Int) async throws -> Int {
         let now = ContinuousClock.now
         if let known = counts.withLock({ $0[table] }), known.cap >= cap || known.rows < known.cap,

@@ -79,7 +79,7 @@ struct SQLQueryOperation: Sendable {
             guard let set = model.entitySet(named: reference.table) else {
                 throw ODataError.badRequest("The table \(reference.table) is not available.")
             }
-            let access = try await call.authorize(.read, set.name)
+            let access = try await Authorizer(call).authorize(.read, set.name)
             sources[set.name] = Self.source(set, filter: access.filter, service: call.service)
         }
         return sources

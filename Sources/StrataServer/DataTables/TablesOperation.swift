@@ -58,7 +58,8 @@ struct TablesOperation: Sendable {
         let type = model.entityType(of: set)
         let bound = try QueryBinder(model: model).bind(options, to: type)
         let path = ResolvedPath(steps: [ResolvedPath.Step(set: set, type: type, via: nil, key: nil)], terminal: .entities)
-        let plan = try await ReadPlanner(call: call).plan(path, bound)
+        let access = try await Authorizer(call).readAccess(path, bound)
+        let plan = try ReadPlanner(service: call.service, access: access).plan(path, bound)
         let reader = CollectionReader(database: call.service.database, query: plan.query, sortKeys: plan.sortKeys,
                                       columnTypes: plan.columns.map(\.type))
         // The plan reads whole rows (ETags need them); the table keeps what $select names and the key.

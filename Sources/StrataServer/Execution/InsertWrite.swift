@@ -1,4 +1,3 @@
-import HTTPTypes
 import StrataCore
 
 /// POST to a collection: creates the entity and, for a deep insert, the related entities it
@@ -123,21 +122,7 @@ struct InsertWrite: PreparedWrite {
         let created = try await insert(root, supplied: supplied, writer: writer)
         let relative = EntityWriter.relativeURI(set: root.set, type: root.type, row: created.entity.values)
         let tag = EntityTag(type: root.type, values: created.entity.values)
-        var json = JSONWriter()
-        json.beginObject()
-        json.key("d")
-        EntitySerializer(serviceRoot: call.serviceRoot, version: call.version).write(created.entity, shape: created.shape, tag: tag, into: &json)
-        json.endObject()
-        // Appended rather than set by name (a search per field), with room for Content-Length, Date and Server.
-        var headers = HTTPFields()
-        headers.reserveCapacity(7)
-        headers.append(contentsOf: [
-            HTTPField(name: .contentType, value: ODataResponse.jsonContentType),
-            HTTPField(name: ODataResponse.dataServiceVersion, value: call.version.headerValue),
-            HTTPField(name: .location, value: call.serviceRoot + relative),
-            HTTPField(name: .eTag, value: tag.headerValue),
-        ])
-        return WriteResult(status: .created, headers: headers, body: json.bytes, entityPath: relative)
+        return .created(created.entity, shape: created.shape, tag: tag, entityPath: relative)
     }
 
     private func insert(_ node: InsertNode, supplied: [String: ODataValue], writer: EntityWriter) async throws -> (entity: EntityRow, shape: EntityShape) {

@@ -1,6 +1,4 @@
 import HTTPTypes
-import Hummingbird
-import NIOCore
 import StrataCore
 
 /// Answers POST, PUT, MERGE, PATCH and DELETE on a resolved path: creates (with deep insert),
@@ -19,13 +17,12 @@ struct WriteOperation: Sendable {
 
     static let merge = HTTPRequest.Method("MERGE")!
 
-    /// Runs the write in a transaction of its own and answers it.
-    func respond() async throws -> Response {
+    /// Runs the write in a transaction of its own.
+    func run() async throws -> WriteResult {
         let prepared = try await prepare()
-        let result = try await call.service.database.transaction { connection in
+        return try await call.service.database.transaction { connection in
             try await prepared.execute(in: connection)
         }
-        return result.response(headRequest: false)
     }
 
     func prepare() async throws -> any PreparedWrite {
@@ -110,7 +107,7 @@ struct WriteOperation: Sendable {
 
     /// Asks the access policy for `action` on `set`.
     func authorize(_ action: TableAction, _ set: EntitySet) async throws -> RowAccess {
-        try await call.authorize(action, set.name)
+        try await Authorizer(call).authorize(action, set.name)
     }
 
     var references: ServiceRelativeURL {
@@ -147,24 +144,18 @@ protocol PreparedWrite: Sendable {
     func execute(in connection: any DatabaseConnection) async throws -> WriteResult
 }
 
-/// What a write answers: status, headers and body, and for `$batch` the entity it created or changed.
-struct WriteResult: Sendable {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
-    var body: [UInt8]
+/// What a write did, before it is written as a response (Serialization's ``WriteResponse``).
+enum WriteResult: Sendable {
+    /// A new entity (and what a deep insert created or linked with it), as stored.
+    case created(EntityRow, shape: EntityShape, tag: EntityTag, entityPath: String)
+    /// A change or deletion, with the entity's new tag when it still exists.
+    case noContent(etag: EntityTag?, entityPath: String?)
+
     /// The entity's path relative to the service root (`Person(1001)`), which a Content-ID stands for.
-    var entityPath: String?
-
-    static func noContent(etag: EntityTag?, entityPath: String?) -> WriteResult {
-        var headers: HTTPFields = [ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue]
-        if let etag { headers[.eTag] = etag.headerValue }
-        return WriteResult(status: .noContent, headers: headers, body: [], entityPath: entityPath)
-    }
-
-    func response(headRequest: Bool) -> Response {
-        if status == .noContent {
-            return Response(status: status, headers: headers, body: ResponseBody())
+    var entityPath: String? {
+        switch self {
+        case .created(_, _, _, let entityPath): return entityPath
+        case .noContent(_, let entityPath): return entityPath
         }
-        return ODataResponse.body(body, status: status, headers: headers, headRequest: headRequest)
     }
 }

@@ -4,17 +4,21 @@ import StrataSQL
 /// Plans reads: the target's SELECT from the path (``PathPlanner``), narrowed by `$filter` and by
 /// the caller's row filters on every table it touches, ordered by `$orderby` then the key, with the
 /// columns `$select` and `$expand` need at each level.
+///
+/// Pure and synchronous: the caller's access to each table was decided before planning
+/// (``Authorizer/readAccess(_:_:)``), so planning asks nothing and reads nothing.
 struct ReadPlanner {
-    let call: ODataCall
+    let service: ODataService
+    let access: ReadAccess
 
-    private var storage: ServiceStorage { call.service.storage }
-    private var dialect: SQLDialect { call.service.dialect }
+    private var storage: ServiceStorage { service.storage }
+    private var dialect: SQLDialect { service.dialect }
 
     /// With `entityTags`, every column is read (not only what `$select` writes) so that each entity
     /// gets its ETag, which hashes the whole row; `$links` reads keys only.
-    func plan(_ path: ResolvedPath, _ bound: BoundQuery, entityTags: Bool = true) async throws -> ReadPlan {
+    func plan(_ path: ResolvedPath, _ bound: BoundQuery, entityTags: Bool = true) throws -> ReadPlan {
         let target = path.target
-        let expansions = try await expansionPlans(bound.projection)
+        let expansions = try expansionPlans(bound.projection)
         let columns: [EntityProperty]
         if entityTags {
             // Every column, whatever else is needed.
@@ -29,12 +33,12 @@ struct ReadPlanner {
         }
 
         var query = PathPlanner(storage: storage).plan(path, columns: columns)
-        try await restrictPath(path, &query)
+        try restrictPath(path, &query)
 
         let joined = JoinBuilder(storage: storage, aliasPrefix: "n").joins(from: PathPlanner.targetAlias, chains: bound.navigationJoins)
         for (index, table) in joined.tables.enumerated() {
             // A joined row the caller may not see reads as missing: its rule goes into the join condition.
-            if let filter = try await call.authorize(.read, table.set.name).filter {
+            if let filter = try access.rowFilter(table.set.name) {
                 var join = joined.joins[index]
                 join.on = .and([join.on, RowFilterSQL(storage: storage).condition(filter, alias: table.alias, set: table.set, type: table.type)])
                 query.joins.append(join)
@@ -52,7 +56,7 @@ struct ReadPlanner {
             SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: false)
         }
         let shape: EntityShape
-        if positioned.isEmpty, bound.projection.selectsAll, let whole = call.service.wholeEntityReads[target.set.name]?.shape,
+        if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,
            whole.type.qualifiedName == bound.projection.entityType.qualifiedName, columns.count == whole.properties.count {
             shape = whole
         } else {
@@ -61,24 +65,24 @@ struct ReadPlanner {
         return ReadPlan(query: query, columns: columns, sortKeys: sortKeys, shape: shape, expansions: positioned)
     }
 
-    /// Checks read access on every table of the path and applies each one's row filter to its alias.
-    func restrictPath(_ path: ResolvedPath, _ query: inout SelectQuery) async throws {
+    /// Applies the row filter of every table of the path to its alias.
+    func restrictPath(_ path: ResolvedPath, _ query: inout SelectQuery) throws {
         let last = path.steps.count - 1
         for (index, step) in path.steps.enumerated() {
             let alias = index == last ? PathPlanner.targetAlias : "p\(last - index)"
-            if let filter = try await call.authorize(.read, step.set.name).filter {
+            if let filter = try access.rowFilter(step.set.name) {
                 query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: step.set, type: step.type))
             }
         }
     }
 
-    private func expansionPlans(_ projection: BoundProjection) async throws -> [ExpansionPlan] {
+    private func expansionPlans(_ projection: BoundProjection) throws -> [ExpansionPlan] {
         var plans: [ExpansionPlan] = []
         for expansion in projection.expansions {
             let navigation = expansion.property
             let type = expansion.projection.entityType
-            let access = try await call.authorize(.read, expansion.targetSet.name)
-            let children = try await expansionPlans(expansion.projection)
+            let rowFilter = try access.rowFilter(expansion.targetSet.name)
+            let children = try expansionPlans(expansion.projection)
             let extra = navigation.joinColumns.map(\.remote) + children.flatMap { $0.navigation.joinColumns.map(\.local) }
                 + type.properties.map(\.name)
             let columns = Self.columns(for: expansion.projection, extra: extra)
@@ -91,7 +95,7 @@ struct ReadPlanner {
                 navigation: navigation, set: expansion.targetSet, type: type, columns: columns,
                 parentPositions: [],
                 childPositions: navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.remote }! },
-                rowFilter: access.filter, children: positionedChildren,
+                rowFilter: rowFilter, children: positionedChildren,
                 shape: Self.shape(expansion.targetSet, expansion.projection, columns: columns, expansions: positionedChildren)))
         }
         return plans

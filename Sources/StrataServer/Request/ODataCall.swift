@@ -1,11 +1,11 @@
 import HTTPTypes
-import Hummingbird
 import StrataCore
 
 /// One OData request after the common prologue: the service it addresses, its URL, method and
 /// headers, the protocol version of the answer, and the caller.
 ///
-/// A class: the call is handed to every step of a request (resolver, planner, operation), and
+/// A class: the call is handed to every stage of a request (resolver, authorizer, operation,
+/// serializer), and
 /// copying a struct of this size retained each of its members at every hand-off.
 final class ODataCall: Sendable {
     let runtime: StrataRuntime
@@ -32,11 +32,4 @@ final class ODataCall: Sendable {
     }
 
     var isHead: Bool { method == .head }
-
-    var access: any AccessPolicy { runtime.accessPolicy }
-
-    /// Asks the access policy whether the caller may do `action` on `table`.
-    func authorize(_ action: TableAction, _ table: String) async throws -> RowAccess {
-        try await access.authorize(action, table: table, in: service, principal: principal)
-    }
 }

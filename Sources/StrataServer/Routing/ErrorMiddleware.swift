@@ -1,14 +1,9 @@
-import Foundation
 import Hummingbird
-import Logging
-import NIOCore
 import StrataCore
 
-/// Turns every error into an OData error response, so no client ever sees a stack trace or an empty 500.
-///
-/// `ODataError`s carry their own status. Storage errors map to 409/400/503. Hummingbird's own
-/// errors (a body over the size limit, say) keep their status. Anything else is a bug: it is logged
-/// with the request id and answered with a generic 500 that reveals nothing.
+/// Turns every error into an OData error response, so no client ever sees a stack trace or an empty
+/// 500. The mapping (``ODataError/from(_:logger:)``) is Serialization's; unexpected errors are
+/// logged with the request id, which the context's logger carries.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = StrataRequestContext
 
@@ -16,53 +11,7 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let odataError = Self.odataError(for: error, context: context)
-            return ODataResponse.error(odataError, headRequest: request.method == .head)
-        }
-    }
-
-    static func odataError(for error: any Error, context: Context) -> ODataError {
-        odataError(for: error, logger: context.logger)
-    }
-
-    /// The same mapping for errors that are answered inside another response (a `$batch` part).
-    static func odataError(for error: any Error, logger: Logger) -> ODataError {
-        switch error {
-        case let error as ODataError:
-            return error
-        case let error as StorageError:
-            switch error {
-            case .failed, .unavailable:
-                logger.error("Storage failure", metadata: ["error": .string(error.description)])
-            case .timedOut, .cancelled, .shuttingDown:
-                // Limits doing their work, not failures.
-                logger.info("Statement stopped", metadata: ["reason": .string(error.description)])
-            default:
-                break
-            }
-            return error.odataError
-        case let error as HTTPError:
-            let status = Int(error.status.code)
-            let message = error.body ?? Self.defaultMessage(for: status)
-            return ODataError(status: status, code: error.status.reasonPhrase.replacingOccurrences(of: " ", with: ""), message: message)
-        case let error as NIOTooManyBytesError:
-            // A body collected with a limit (`/auth/token`, `/admin`) that is larger.
-            let limit = error.maxBytes.map { " (\($0) bytes)" } ?? ""
-            return ODataError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than this endpoint accepts\(limit).")
-        case is CancellationError:
-            return ODataError(status: 503, code: "ServiceUnavailable", message: "The request was cancelled.")
-        default:
-            logger.error("Unexpected error", metadata: ["error": .string(String(reflecting: error))])
-            return .internalError()
-        }
-    }
-
-    static func defaultMessage(for status: Int) -> String {
-        switch status {
-        case 404: return "Resource not found."
-        case 405: return "The method is not allowed for this resource."
-        case 413: return "The request body is larger than the server accepts."
-        default: return HTTPResponse.Status(code: status).reasonPhrase
+            return ODataResponse.error(ODataError.from(error, logger: context.logger), headRequest: request.method == .head)
         }
     }
 }

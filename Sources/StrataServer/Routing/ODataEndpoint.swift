@@ -3,9 +3,13 @@ import Hummingbird
 import StrataCore
 
 /// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches:
-/// service document and `$metadata`, reads (GET/HEAD), and — in their own files — writes, `$batch`
-/// and the data table endpoints (`$tables`, `$sql`, `$changes`).
+/// service document and `$metadata`, reads (GET/HEAD), writes, `$batch` (``BatchEndpoint``) and
+/// the data table endpoints (`$tables`, `$sql`, `$changes`).
 /// Write methods arrive here too (see ``Routes``); X-HTTP-Method tunnelling is resolved first.
+///
+/// The route runs the stages of a request in order, each handing the next a value: parse
+/// (`Request`), authorize (`Authorization`), plan and execute (`Execution`, through the pure
+/// `Planning`), serialize (`Serialization`). None of them calls back up here.
 struct ODataEndpoint: Sendable {
     let runtime: StrataRuntime
 
@@ -47,13 +51,13 @@ struct ODataEndpoint: Sendable {
         if url.path.segments.isEmpty {
             context?.setRoute("odata.servicedocument")
             try requireRead(call)
-            try await call.access.authorizeService(call.service, principal: call.principal)
+            try await Authorizer(call).authorizeService()
             return try serviceDocument(call)
         }
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
             context?.setRoute("odata.metadata")
             try requireRead(call)
-            try await call.access.authorizeService(call.service, principal: call.principal)
+            try await Authorizer(call).authorizeService()
             return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)
@@ -63,7 +67,7 @@ struct ODataEndpoint: Sendable {
             guard call.method == .post, context != nil else {
                 throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body, and cannot be nested.")
             }
-            return try await BatchOperation(endpoint: self, call: call, body: body).respond()
+            return try await BatchEndpoint(endpoint: self, call: call, body: body).respond()
         }
 
         if let response = try await DataTableEndpoints.respond(to: call, body: body, context: context) {
@@ -73,9 +77,23 @@ struct ODataEndpoint: Sendable {
         let path = try PathResolver(model: call.service.model).resolve(url.path)
         context?.setRoute(Self.routeLabel(path))
         if call.method == .get || call.method == .head {
-            return try await ReadOperation(call: call, path: path).respond()
+            return try await read(call, path)
         }
-        return try await WriteOperation(call: call, path: path, body: body).respond()
+        let result = try await WriteOperation(call: call, path: path, body: body).run()
+        return WriteResponse(call: call).response(result)
+    }
+
+    /// A GET through the stages: parse the options, decide the caller's access to every table the
+    /// read touches, plan and run it, write the answer.
+    private func read(_ call: ODataCall, _ path: ResolvedPath) async throws -> Response {
+        let query = try ReadQuery.bind(call, path)
+        switch path.terminal {
+        case .rawValue, .count: break
+        default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: query.format)
+        }
+        let access = try await Authorizer(call).access(toRead: path, query)
+        let result = try await ReadOperation(call: call, path: path, query: query, access: access).run()
+        return ReadResponse(call: call).response(result)
     }
 
     static let xHTTPMethod = HTTPField.Name("X-HTTP-Method")!

@@ -42,7 +42,7 @@ enum BlobTestData {
     }
 
     static func sha256(_ bytes: [UInt8]) -> String {
-        StoredObject.hex(SHA256.hash(data: bytes))
+        Hex.lowercase(SHA256.hash(data: bytes))
     }
 
     /// The files of stored objects under a data directory.

@@ -27,7 +27,7 @@ enum NamedStatements {
     /// A name for `sql`: derived from the text, so that every connection and process agrees on it, and
     /// short, because PostgreSQL truncates names to 63 bytes.
     static func name(for sql: String) -> String {
-        "strata_" + StoredObject.hex(SHA256.hash(data: Array(sql.utf8)).prefix(12))
+        "strata_" + Hex.lowercase(SHA256.hash(data: Array(sql.utf8)).prefix(12))
     }
 
     /// Names whose named execution failed while the same statement unnamed succeeded.

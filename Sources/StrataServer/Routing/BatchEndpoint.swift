@@ -6,7 +6,10 @@ import StrataCore
 
 /// `POST /{service}/$batch`: runs queries through the same endpoint as single requests, and each
 /// change set in one transaction, all or nothing; answers 202 with one part per operation.
-struct BatchOperation: Sendable {
+///
+/// A route, above the stages it runs: each part goes through parsing, authorization, execution
+/// and serialization like a request of its own, and the parts are written as one multipart body.
+struct BatchEndpoint: Sendable {
     let endpoint: ODataEndpoint
     let call: ODataCall
     let body: [UInt8]
@@ -44,7 +47,7 @@ struct BatchOperation: Sendable {
             return BatchPartResponse(status: response.status, headers: response.headers, body: try await Self.collect(response.body),
                                      contentID: operation.contentID)
         } catch {
-            return BatchPartResponse(error: ErrorMiddleware.odataError(for: error, logger: logger), contentID: operation.contentID)
+            return BatchPartResponse(error: ODataError.from(error, logger: logger), contentID: operation.contentID)
         }
     }
 
@@ -66,11 +69,12 @@ struct BatchOperation: Sendable {
                     // let other requests run between the operations of a long change set.
                     await Task.yield()
                     do {
-                        let result = try await batch.change(operation, references: references, connection: connection)
+                        let (result, response) = try await batch.change(operation, references: references, connection: connection)
                         if let id = operation.contentID, let entityPath = result.entityPath {
                             references.contentIDs[id] = entityPath
                         }
-                        parts.append(BatchPartResponse(status: result.status, headers: result.headers, body: result.body, contentID: operation.contentID))
+                        parts.append(BatchPartResponse(status: response.status, headers: response.headers, body: response.body,
+                                                       contentID: operation.contentID))
                     } catch {
                         throw ChangeSetFailure(position: position, contentID: operation.contentID, error: error)
                     }
@@ -79,18 +83,18 @@ struct BatchOperation: Sendable {
             }
             return .success(parts)
         } catch let failure as ChangeSetFailure {
-            var error = ErrorMiddleware.odataError(for: failure.error, logger: logger)
+            var error = ODataError.from(failure.error, logger: logger)
             let label = failure.contentID.map { " (Content-ID \($0))" } ?? ""
             error.message = "Operation \(failure.position + 1)\(label) of the change set failed, so none of its changes were made: \(error.message)"
             return .failure(BatchPartResponseFailure(part: BatchPartResponse(error: error, contentID: failure.contentID)))
         } catch {
             // The commit itself failed (the database went away): nothing of the change set was kept.
-            return .failure(BatchPartResponseFailure(part: BatchPartResponse(error: ErrorMiddleware.odataError(for: error, logger: logger))))
+            return .failure(BatchPartResponseFailure(part: BatchPartResponse(error: ODataError.from(error, logger: logger))))
         }
     }
 
     private func change(_ operation: BatchOperationRequest, references: ServiceRelativeURL,
-                        connection: any DatabaseConnection) async throws -> WriteResult {
+                        connection: any DatabaseConnection) async throws -> (WriteResult, WriteResponse.Parts) {
         let sub = try subCall(operation, references: references)
         guard sub.method != .get, sub.method != .head else {
             throw ODataError.badRequest("A change set holds only changes; send GET \(operation.target.prefix(100)) outside it.")
@@ -101,7 +105,8 @@ struct BatchOperation: Sendable {
         let path = try PathResolver(model: sub.service.model).resolve(sub.url.path)
         var write = WriteOperation(call: sub, path: path, body: operation.body)
         write.contentIDs = references.contentIDs
-        return try await write.prepare().execute(in: connection)
+        let result = try await write.prepare().execute(in: connection)
+        return (result, WriteResponse(call: sub).parts(result))
     }
 
     private func references(contentIDs: [String: String]) -> ServiceRelativeURL {

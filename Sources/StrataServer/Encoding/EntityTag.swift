@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import Hummingbird
 import StrataCore
 
 /// An entity's ETag: a hash of the row's property values, so that any existing table supports
@@ -214,9 +213,5 @@ extension EntityTag {
     /// `If-None-Match` on a GET: true when the client's copy is current (answer 304).
     static func isNotModified(_ tag: EntityTag, headers: HTTPFields) throws(ODataError) -> Bool {
         try EntityTagCondition.parse(headers[.ifNoneMatch], name: "If-None-Match")?.matches(tag) ?? false
-    }
-
-    static func notModifiedResponse(_ tag: EntityTag) -> Response {
-        Response(status: .notModified, headers: [.eTag: tag.headerValue], body: ResponseBody())
     }
 }

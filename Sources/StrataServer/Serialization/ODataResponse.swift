@@ -50,11 +50,21 @@ enum ODataResponse {
     /// The body is written after the handler returned, outside the request's task-local values; the
     /// request's ``StatementLimits`` are carried over so that the rest is read under the same limits.
     static func streamed<Stream: ChunkedBody>(first: [UInt8], rest: Stream, headers: HTTPFields) -> Response {
+        streamed(first: Optional(first), rest: rest, headers: headers)
+    }
+
+    /// A streamed answer whose first bytes come from the stream too (its first rows were read
+    /// before the response started).
+    static func streamed<Stream: ChunkedBody>(_ stream: Stream, headers: HTTPFields) -> Response {
+        streamed(first: nil, rest: stream, headers: headers)
+    }
+
+    private static func streamed<Stream: ChunkedBody>(first: [UInt8]?, rest: Stream, headers: HTTPFields) -> Response {
         let limits = StatementLimits.current
         let body = ResponseBody { writer in
             try await StatementLimits.$current.withValue(limits) {
                 var stream = rest
-                try await writer.write(ByteBuffer(bytes: first))
+                if let first { try await writer.write(ByteBuffer(bytes: first)) }
                 while let bytes = try await stream.nextBytes() {
                     if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
                 }

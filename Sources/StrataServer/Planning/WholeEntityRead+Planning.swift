@@ -1,0 +1,44 @@
+import StrataCore
+import StrataSQL
+
+extension WholeEntityRead {
+    /// Every entity set's whole-entity read, for a service being loaded.
+    static func prepare(_ model: ServiceModel, storage: ServiceStorage) -> [String: WholeEntityRead] {
+        var reads: [String: WholeEntityRead] = [:]
+        for set in model.entitySets {
+            reads[set.name] = prepare(set, model.entityType(of: set), storage: storage)
+        }
+        return reads
+    }
+
+    /// The shape and the `Set(key)` statement of one entity set, planned like any read by key.
+    static func prepare(_ set: EntitySet, _ type: EntityType, storage: ServiceStorage) -> WholeEntityRead {
+        let shape = EntityShape(set: set, type: type, properties: type.properties)
+        let columnTypes = type.properties.map(\.type)
+        guard !type.keyNames.isEmpty else {
+            return WholeEntityRead(shape: shape, byKeySQL: nil, byKeyName: nil, columnTypes: columnTypes)
+        }
+        // Rendering binds every non-null value as a placeholder, whatever its value: the text is
+        // the same for every key, so it is made once with stand-in values.
+        let standIns = [ODataValue](repeating: .int32(0), count: type.keyNames.count)
+        var query = PathPlanner(storage: storage).plan(
+            steps: [ResolvedPath.Step(set: set, type: type, via: nil, key: standIns)], columns: type.properties)
+        query.limit = 1
+        let statement = SQLRenderer.render(query, dialect: storage.database.dialect)
+        let byKeyName = statement.binds.count == standIns.count ? NamedStatements.name(for: statement.sql) : nil
+        let byKeySQL = byKeyName.map { name in
+            var prepared = statement.oneRow()
+            prepared.reusableName = name
+            return prepared
+        }
+        return WholeEntityRead(shape: shape, byKeySQL: byKeySQL, byKeyName: byKeyName, columnTypes: columnTypes)
+    }
+}
+
+extension ODataService {
+    /// A service with its whole-entity reads prepared: what loading a service makes.
+    convenience init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings) {
+        self.init(storage: storage, model: model, settings: settings,
+                  wholeEntityReads: WholeEntityRead.prepare(model, storage: storage))
+    }
+}

@@ -1,0 +1,81 @@
+import StrataCore
+
+/// Writes a collection response as its rows arrive: the verbose JSON document around the chunks
+/// that ``CollectionRows`` hands out, each row written by `writeRow`, and the `__next` link when
+/// the page ends before the collection.
+///
+/// The first chunk was read before the response started (``CollectionRows/start()``), so that a
+/// failing query still got a proper error status; after that, bytes flow to the client as rows arrive.
+struct CollectionStream: ChunkedBody {
+    private var rows: CollectionRows
+    let version: ODataVersion
+    /// Writes one row: an entity, or a `{"uri":…}` object for `$links`.
+    let writeRow: @Sendable (EntityRow, inout JSONWriter) -> Void
+    /// Builds the `__next` link from the position after the last row and the rows still wanted (`$top`).
+    let nextLink: @Sendable (_ position: [ODataValue], _ remainingTop: Int?) -> String
+
+    private var writer = JSONWriter(capacity: 64 * 1024)
+    private var started = false
+    private var finished = false
+
+    init(rows: CollectionRows, version: ODataVersion,
+         writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void,
+         nextLink: @escaping @Sendable ([ODataValue], Int?) -> String) {
+        self.rows = rows
+        self.version = version
+        self.writeRow = writeRow
+        self.nextLink = nextLink
+    }
+
+    /// The next bytes of the document, or nil when it is complete.
+    mutating func nextBytes() async throws -> [UInt8]? {
+        guard started else {
+            started = true
+            return try await start()
+        }
+        guard !finished else { return nil }
+        try await writeChunk()
+        let bytes = writer.takeBytes()
+        return bytes.isEmpty && finished ? nil : bytes
+    }
+
+    /// The opening of the document and the first chunk (already read: no wait on the database).
+    private mutating func start() async throws -> [UInt8] {
+        writer.beginObject()
+        writer.key("d")
+        if version >= .v2 {
+            writer.beginObject()
+            if let inlineCount = rows.inlineCount {
+                writer.key("__count")
+                writer.string(String(inlineCount))
+            }
+            writer.key("results")
+        }
+        writer.beginArray()
+        try await writeChunk()
+        return writer.takeBytes()
+    }
+
+    private mutating func writeChunk() async throws {
+        if let entities = try await rows.next() {
+            for entity in entities {
+                writeRow(entity, &writer)
+            }
+        }
+        if rows.finished { finish() }
+    }
+
+    private mutating func finish() {
+        guard !finished else { return }
+        finished = true
+        writer.endArray()
+        if version >= .v2 {
+            if let next = rows.nextPage {
+                writer.key("__next")
+                writer.string(nextLink(next.position, next.remainingTop))
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+}

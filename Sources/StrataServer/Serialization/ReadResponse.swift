@@ -1,0 +1,76 @@
+import HTTPTypes
+import Hummingbird
+import StrataCore
+
+/// Writes what a read found (``ReadResult``) as OData V2 verbose JSON — `{"d":…}` — or as text for
+/// `$value` and `$count`, and makes the response: whole for single values, streamed for collections.
+struct ReadResponse {
+    let call: ODataCall
+
+    private var version: ODataVersion { call.version }
+    private var serializer: EntitySerializer { EntitySerializer(serviceRoot: call.serviceRoot, version: version) }
+
+    func response(_ result: ReadResult) -> Response {
+        switch result {
+        case .entity(let entity, let shape, let tag):
+            // An entity with its metadata and deferred links outgrows the default 256 bytes; growing twice
+            // cost more than the larger buffer.
+            var writer = JSONWriter(capacity: 1024)
+            writer.beginObject()
+            writer.key("d")
+            serializer.write(entity, shape: shape, tag: tag, into: &writer)
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, eTag: tag?.headerValue)
+        case .notModified(let tag):
+            return EntityTag.notModifiedResponse(tag)
+        case .entities(let rows, let shape):
+            let serializer = self.serializer
+            return stream(rows) { row, writer in serializer.write(row, shape: shape, into: &writer) }
+        case .property(let value, let property):
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("d")
+            writer.beginObject()
+            writer.key(property.name)
+            serializer.writeValue(value, property: property, into: &writer)
+            writer.endObject()
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        case .rawValue(let value):
+            return RawValue.response(value, version: version, headRequest: call.isHead)
+        case .count(let count):
+            return ODataResponse.body(Array(String(count).utf8),
+                                      headers: [.contentType: ODataResponse.textContentType, ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue],
+                                      headRequest: call.isHead)
+        case .link(let row, let shape):
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("d")
+            Self.link(root: call.serviceRoot, shape: shape)(row, &writer)
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        case .links(let rows, let shape):
+            return stream(rows, writeRow: Self.link(root: call.serviceRoot, shape: shape))
+        }
+    }
+
+    /// `{"uri":…}` of one linked entity.
+    private static func link(root: String, shape: EntityShape) -> @Sendable (EntityRow, inout JSONWriter) -> Void {
+        { row, writer in
+            writer.beginObject()
+            writer.key("uri")
+            writer.string(root + shape.relativeURI(row.values))
+            writer.endObject()
+        }
+    }
+
+    /// A collection, written as its rows arrive, with server-driven paging.
+    private func stream(_ rows: CollectionRows, writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
+        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: version.headerValue]
+        if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
+        headers[.contentLength] = nil
+        let stream = CollectionStream(rows: rows, version: version, writeRow: writeRow,
+                                      nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url))
+        return ODataResponse.streamed(stream, headers: headers)
+    }
+}
