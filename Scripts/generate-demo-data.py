@@ -354,7 +354,7 @@ MAINTENANCE_NOTES = [
 
 def gen_cardealer():
     rng = Rng(0x000CA4DEA1E4)  # seed 000
-    out = SqlFile("cardealer", "people, their cars, and maintenance (seed 000, CarDealer).")
+    out = SqlFile("cardealer", "people, their cars, and maintenance (the CarDealer sample).")
 
     window_end = ms("2012-12-31 23:59:59.999")
 
@@ -651,7 +651,7 @@ def slug(text):
 
 def gen_speakeasy():
     rng = Rng(0x5EA4EA5E001)  # seed 001
-    out = SqlFile("speakeasy", "speakers, events and locations (seed 001, SpeakEasy).")
+    out = SqlFile("speakeasy", "speakers, events and locations (the SpeakEasy sample).")
 
     # When the seed's setup program ran: DateTime.Now at that moment.
     now = ms("2012-03-19 14:27:53.317")
@@ -900,7 +900,7 @@ EQUIPMENT = [
 
 def gen_hockey():
     rng = Rng(0x40C4E7003)  # seed 003
-    out = SqlFile("hockey", "teams, players and equipment (seed 003, hockey assignment).")
+    out = SqlFile("hockey", "teams, players and equipment (the hockey sample).")
 
     teams = [(i, *t) for i, t in enumerate(TEAMS, start=1)]
 

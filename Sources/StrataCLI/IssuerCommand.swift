@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StrataServer
 
-/// `strata issuer add|list|remove|rule`: identity providers whose tokens Strata accepts (seed 001).
+/// `strata issuer add|list|remove|rule`: identity providers whose tokens Strata accepts (the SpeakEasy sample's federated sign-in).
 struct IssuerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "issuer",

@@ -2,7 +2,7 @@ import Logging
 import StrataCore
 import StrataServer
 
-/// The demo's blob container (seed 001): `speakers`, readable by anyone, holding one picture per
+/// The demo's blob container (the SpeakEasy sample's): `speakers`, readable by anyone, holding one picture per
 /// speaker of the `speakeasy` service under the name its `ImageUrl` gives (`/blobs/speakers/BTubalinal.jpg`).
 ///
 /// Created at the first start, like the demo services: a container that exists already is left

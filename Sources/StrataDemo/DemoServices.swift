@@ -1,7 +1,7 @@
 import Logging
 import StrataServer
 
-/// The demo services, reproducing the seeds' data.
+/// The demo services, reproducing the data of the CarDealer, SpeakEasy and hockey samples.
 ///
 /// Each is created from SQL files shipped with Strata (`SQL/<service>/`), applied through the same
 /// store operation that creates any service: the schema for the store's dialect, then the portable

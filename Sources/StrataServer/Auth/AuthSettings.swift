@@ -5,7 +5,7 @@ public struct AuthSettings: Sendable {
     /// bcrypt's cost (log2 of its rounds), 4…31. Each step doubles the time a password check takes;
     /// 12 costs a few hundred milliseconds. Tests lower it to stay fast.
     public var passwordHashCost: Int
-    /// How long an access token is valid (seed 003: 120 minutes).
+    /// How long an access token is valid (120 minutes, as the hockey sample's token service issued them).
     public var accessTokenLifetime: TimeInterval
     /// How long a sign-in may be kept alive with refresh tokens before the password is needed again.
     public var sessionLifetime: TimeInterval

@@ -3,7 +3,7 @@ import StrataCore
 
 /// A request to `POST /auth/token`, from a JSON or an `application/x-www-form-urlencoded` body.
 ///
-/// JSON `{"username","password"}` is the seed's login; the form follows OAuth 2.0
+/// JSON `{"username","password"}` is the hockey sample's login; the form follows OAuth 2.0
 /// (`grant_type=password`, `refresh_token`, and RFC 8693 token exchange). A JSON body may name a
 /// `grant_type` too, with the same field names as the form.
 enum TokenRequest: Sendable {

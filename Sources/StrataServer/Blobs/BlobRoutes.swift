@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import StrataCore
 
-/// `/blobs…`: containers and blobs (seed 001's blob storage), beside the OData services.
+/// `/blobs…`: containers and blobs (the SpeakEasy sample's Azure-style blob storage), beside the OData services.
 ///
 /// | route | does |
 /// |---|---|

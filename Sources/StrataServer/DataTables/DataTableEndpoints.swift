@@ -1,7 +1,7 @@
 import Hummingbird
 import StrataCore
 
-/// The data table endpoints of seed 002 beside each OData service: `$tables` (whole tables in the
+/// The data table endpoints of the Data Abstract sample beside each OData service: `$tables` (whole tables in the
 /// compact form), `$sql` (checked client SQL) and `$changes` (deltas with per-change results).
 /// ``ODataEndpoint`` hands them their calls before it resolves OData paths.
 enum DataTableEndpoints {

@@ -23,7 +23,7 @@ enum AuthRoutes {
         }
     }
 
-    /// Issues tokens. Refusals are 403 with an OData error body (seed 003); too many failed
+    /// Issues tokens. Refusals are 403 with an OData error body (as the hockey sample's token service answers); too many failed
     /// logins are 429 with `Retry-After`; a malformed request is 400.
     static func token(_ request: Request, context: StrataRequestContext, auth: AuthServices) async throws -> Response {
         let body = try await request.body.collect(upTo: TokenRequest.maximumBodySize)

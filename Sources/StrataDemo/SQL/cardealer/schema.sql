@@ -1,4 +1,4 @@
--- CarDealer (seed 000): people, their cars, and the maintenance done on those cars.
+-- The CarDealer sample: people, their cars, and the maintenance done on those cars.
 -- One schema for SQLite and PostgreSQL: the placeholders in double braces are the spellings they
 -- do not share, rendered per dialect by DemoSchema (Sources/StrataDemo/DemoSchema.swift).
 -- Data lives in data.sql, written by Scripts/generate-demo-data.py.

@@ -1,4 +1,4 @@
--- Hockey (seed 003): a league of teams, their players, and hockey equipment from the brands
+-- Hockey (the hockey sample): a league of teams, their players, and hockey equipment from the brands
 -- the assignment names (Bauer, CCM, Easton, Graf, TUUK, Reebok, Sherwood, Winwell, Jofa).
 -- One schema for SQLite and PostgreSQL: the placeholders in double braces are the spellings they
 -- do not share, rendered per dialect by DemoSchema (Sources/StrataDemo/DemoSchema.swift).

@@ -1,4 +1,4 @@
--- SpeakEasy (seed 001): table-storage style entities keyed by (PartitionKey, RowKey) with a
+-- The SpeakEasy sample: table-storage style entities keyed by (PartitionKey, RowKey) with a
 -- Timestamp. Speakers live in partition speakers, events in partition Events, locations in
 -- partition locations. Speaker images are blobs in the speakers container, referenced by URL.
 -- One schema for SQLite and PostgreSQL: the placeholders in double braces are the spellings they

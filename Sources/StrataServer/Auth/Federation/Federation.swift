@@ -2,7 +2,7 @@ import Foundation
 import JWTKit
 import StrataCore
 
-/// Accepts tokens of trusted identity providers (seed 001's federated sign-in) and maps their
+/// Accepts tokens of trusted identity providers (the SpeakEasy sample's federated sign-in) and maps their
 /// claims to Strata roles through each issuer's rule group.
 ///
 /// Issuers are read from the system database on every use, so `strata issuer add|remove` applies

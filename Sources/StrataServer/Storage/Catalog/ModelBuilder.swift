@@ -4,7 +4,7 @@ import StrataCore
 /// Turns a service's catalog into its Entity Data Model: one entity type and set per table or view,
 /// one association per foreign key, navigation properties on both ends.
 ///
-/// Navigation properties are named after the related table, as the seed's CarDealer service does
+/// Navigation properties are named after the related table, as the CarDealer sample's service does
 /// (`Person.PersonCar`, `PersonCar.Car`). Where that name would collide with a property or another
 /// navigation, the foreign key's column names are appended (`Teams_homeTeamID`).
 struct ModelBuilder {

@@ -16,7 +16,7 @@ enum TypeMapping {
         return (name, arguments)
     }
 
-    /// SQLite: exact names first (so `INTEGER` is Int32 as in the seed's JSON, `BIGINT` Int64),
+    /// SQLite: exact names first (so `INTEGER` is Int32 as in the CarDealer sample's JSON, `BIGINT` Int64),
     /// then SQLite's affinity rules for anything else.
     static func sqlite(_ declared: String) -> (type: EDMPrimitiveType, maxLength: Int?, fixed: Bool, precision: Int?, scale: Int?) {
         let (name, args) = split(declared)
