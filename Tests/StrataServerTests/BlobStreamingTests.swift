@@ -149,6 +149,9 @@ struct BlobStreamingTests {
 
         print("blob streaming (\(backend)): 64 MiB upload grew server RSS by \(uploadGrowth / 1024) KiB in \(uploadTime); download grew it by \(downloadGrowth / 1024) KiB (refused read took \(downloadTime))")
         #expect(uploadGrowth < size / 4, "upload grew memory by \(uploadGrowth / 1_000_000) MB for a \(size / 1_000_000) MB blob")
-        #expect(downloadGrowth < size / 4, "download grew memory by \(downloadGrowth / 1_000_000) MB for a \(size / 1_000_000) MB blob")
+        // RSS also counts what malloc's per-thread arenas keep of freed 128 KiB chunks: alone a
+        // download grows it by 1-7 MB, in a loaded full-suite run once by 19 MB. A server that
+        // buffered the blob would grow by at least its 64 MiB, so half of it still tells them apart.
+        #expect(downloadGrowth < size / 2, "download grew memory by \(downloadGrowth / 1_000_000) MB for a \(size / 1_000_000) MB blob")
     }
 }
