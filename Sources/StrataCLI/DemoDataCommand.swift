@@ -34,7 +34,7 @@ struct DemoDataCommand: AsyncParsableCommand {
     @Option(help: "A SQLite file (its name names the service) or postgres://user:password@host:5432/database. (env: STRATA_DATABASE)")
     var database: String?
 
-    @Option(help: "The seed of the row generator.")
+    @Option(help: "The row generator's starting value (random seed).")
     var seed: UInt64 = ScaledDemoData.defaultSeed
 
     func run() async throws {

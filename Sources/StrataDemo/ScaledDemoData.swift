@@ -13,7 +13,7 @@ public struct ScaledDemoDataOptions: Sendable {
     public var dataDirectory: String
     /// A PostgreSQL database, or a SQLite file whose name names the service (as `strata serve --database`).
     public var database: DatabaseLocation?
-    /// The seed of the pseudo-random generator: the same seed and scale give the same rows.
+    /// The pseudo-random generator's starting value: the same value and scale give the same rows.
     public var seed: UInt64
 
     /// Options for a service of `scale` people, by default `cardealer` on SQLite in `./strata-data`.
@@ -66,7 +66,7 @@ public struct ScaledDemoDataSummary: Sendable, CustomStringConvertible {
 /// PostgreSQL, the collation Strata orders strings by). `firstName` stays without an index, for the
 /// same scenario on a column without one. Both databases are analyzed after loading.
 public enum ScaledDemoData {
-    /// The seed `strata demo-data` uses unless told otherwise, so that benchmarks compare the same rows.
+    /// The generator's starting value that `strata demo-data` uses unless told otherwise, so that benchmarks compare the same rows.
     public static let defaultSeed: UInt64 = 0x000C_A4DE_A1E4_0100
 
     /// Creates the service and fills it. Fails if a service of that name exists already.
