@@ -43,12 +43,9 @@ extension SQLEmitter {
         case .round:
             let digits = arguments.count == 2 ? roundingDigits(arguments[1]) : nil
             return functions.round(expression(arguments[0], root: true), digits: digits, floating: resultType == .double)
-        case .year: return functions.datePart(.year, expression(arguments[0], root: true), type: arguments[0].type)
-        case .month: return functions.datePart(.month, expression(arguments[0], root: true), type: arguments[0].type)
-        case .day: return functions.datePart(.day, expression(arguments[0], root: true), type: arguments[0].type)
-        case .hour: return functions.datePart(.hour, expression(arguments[0], root: true), type: arguments[0].type)
-        case .minute: return functions.datePart(.minute, expression(arguments[0], root: true), type: arguments[0].type)
-        case .second: return functions.datePart(.second, expression(arguments[0], root: true), type: arguments[0].type)
+        case .year, .month, .day, .hour, .minute, .second:
+            guard let part = FunctionTable.DatePart(function) else { preconditionFailure("\(function) is a date part") }
+            return functions.datePart(part, expression(arguments[0], root: true), type: arguments[0].type)
         case .lower: return .call("LOWER", [list(arguments)])
         case .upper: return .call("UPPER", [list(arguments)])
         case .length: return .call("LENGTH", [list(arguments)])

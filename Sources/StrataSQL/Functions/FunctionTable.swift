@@ -14,6 +14,44 @@ package struct FunctionTable: Sendable {
     /// A field of a date-time.
     package enum DatePart: Sendable {
         case year, month, day, hour, minute, second
+
+        /// The field of `$filter`'s `year(…)` … `second(…)`; nil for other functions.
+        package init?(_ function: QueryFunction) {
+            switch function {
+            case .year: self = .year
+            case .month: self = .month
+            case .day: self = .day
+            case .hour: self = .hour
+            case .minute: self = .minute
+            case .second: self = .second
+            default: return nil
+            }
+        }
+
+        /// The field of `$sql`'s `YEAR(…)` … `SECOND(…)`; nil for other functions.
+        package init?(_ function: SQLFunction) {
+            switch function {
+            case .year: self = .year
+            case .month: self = .month
+            case .day: self = .day
+            case .hour: self = .hour
+            case .minute: self = .minute
+            case .second: self = .second
+            default: return nil
+            }
+        }
+
+        /// SQLite's `strftime` format and PostgreSQL's `EXTRACT` field for the part.
+        var spellings: (strftime: SQLTemplatePiece, extract: SQLTemplatePiece) {
+            switch self {
+            case .year: return ("'%Y'", "YEAR")
+            case .month: return ("'%m'", "MONTH")
+            case .day: return ("'%d'", "DAY")
+            case .hour: return ("'%H'", "HOUR")
+            case .minute: return ("'%M'", "MINUTE")
+            case .second: return ("'%S'", "SECOND")
+            }
+        }
     }
 
     /// A calendar field as an integer. SQLite stores timestamps as text (`YYYY-MM-DD HH:MM:SS.SSS`,
@@ -24,29 +62,11 @@ package struct FunctionTable: Sendable {
     package func datePart(_ part: DatePart, _ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
         switch dialect {
         case .sqlite:
-            let format: SQLTemplatePiece
-            switch part {
-            case .year: format = "'%Y'"
-            case .month: format = "'%m'"
-            case .day: format = "'%d'"
-            case .hour: format = "'%H'"
-            case .minute: format = "'%M'"
-            case .second: format = "'%S'"
-            }
-            return .template(["CAST(strftime(", format, ", ", .expression(value), ") AS INTEGER)"])
+            return .template(["CAST(strftime(", part.spellings.strftime, ", ", .expression(value), ") AS INTEGER)"])
         case .postgres:
-            let field: SQLTemplatePiece
-            switch part {
-            case .year: field = "YEAR"
-            case .month: field = "MONTH"
-            case .day: field = "DAY"
-            case .hour: field = "HOUR"
-            case .minute: field = "MINUTE"
-            case .second: field = "SECOND"
-            }
             let source: SQLTerm = type == .dateTimeOffset ? .template(["(", .expression(value), " AT TIME ZONE 'UTC')"])
                 : type == nil ? .template(["CAST(", .expression(value), " AS timestamp)"]) : value
-            let extract: SQLTerm = .template(["EXTRACT(", field, " FROM ", .expression(source), ")"])
+            let extract: SQLTerm = .template(["EXTRACT(", part.spellings.extract, " FROM ", .expression(source), ")"])
             return part == .second ? .template(["CAST(FLOOR(", .expression(extract), ") AS INTEGER)"])
                                    : .template(["CAST(", .expression(extract), " AS INTEGER)"])
         }

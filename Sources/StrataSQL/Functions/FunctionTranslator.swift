@@ -54,12 +54,9 @@ package struct FunctionTranslator {
         case .concat:
             // `||` propagates null, as OData's concat does (PostgreSQL's concat() would skip nulls).
             return .template(["(", .expression(a[0]), " || ", .expression(a[1]), ")"])
-        case .year: return table.datePart(.year, a[0], type: argumentTypes.first ?? nil)
-        case .month: return table.datePart(.month, a[0], type: argumentTypes.first ?? nil)
-        case .day: return table.datePart(.day, a[0], type: argumentTypes.first ?? nil)
-        case .hour: return table.datePart(.hour, a[0], type: argumentTypes.first ?? nil)
-        case .minute: return table.datePart(.minute, a[0], type: argumentTypes.first ?? nil)
-        case .second: return table.datePart(.second, a[0], type: argumentTypes.first ?? nil)
+        case .year, .month, .day, .hour, .minute, .second:
+            guard let part = FunctionTable.DatePart(function) else { preconditionFailure("\(function) is a date part") }
+            return table.datePart(part, a[0], type: argumentTypes.first ?? nil)
         case .round:
             return table.round(a[0], floating: resultType == .double)
         case .floor:

@@ -8,7 +8,7 @@ import StrataSQL
 /// continues exactly after the last name of the previous page. Times are milliseconds since 1970.
 extension SystemDatabase {
     var blobMigrations: [SystemMigration] {
-        let containers = quoted("blob_containers")
+        let containers = table("blob_containers")
         let byteOrder: SQL = dialect == .postgres ? " COLLATE \"C\"" : ""
         return [
             SystemMigration(id: "blobs.1", statements: [
@@ -22,7 +22,7 @@ extension SystemDatabase {
                 // One row per visible blob. `object` names the stored content; a row is written only
                 // after its object is complete, which is what makes an upload all or nothing.
                 """
-                CREATE TABLE \(quoted("blobs")) (
+                CREATE TABLE \(table("blobs")) (
                     "container" VARCHAR(63) NOT NULL REFERENCES \(containers) ("name"),
                     "name" VARCHAR(1024)\(byteOrder) NOT NULL,
                     "object" VARCHAR(64) NOT NULL,
@@ -34,11 +34,11 @@ extension SystemDatabase {
                 )
                 """,
                 """
-                CREATE INDEX "IX_blobs_object" ON \(quoted("blobs")) ("object")
+                CREATE INDEX "IX_blobs_object" ON \(table("blobs")) ("object")
                 """,
                 // Rights of a role on one container (`*`: every container): read, write or delete.
                 """
-                CREATE TABLE \(quoted("container_grants")) (
+                CREATE TABLE \(table("container_grants")) (
                     "role" VARCHAR(64) NOT NULL,
                     "container" VARCHAR(63) NOT NULL,
                     "action" VARCHAR(16) NOT NULL,

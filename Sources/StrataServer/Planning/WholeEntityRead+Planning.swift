@@ -16,7 +16,7 @@ extension WholeEntityRead {
         let shape = EntityShape(set: set, type: type, properties: type.properties)
         let columnTypes = type.properties.map(\.type)
         guard !type.keyNames.isEmpty else {
-            return WholeEntityRead(shape: shape, byKeySQL: nil, byKeyName: nil, columnTypes: columnTypes)
+            return WholeEntityRead(shape: shape, byKeySQL: nil, columnTypes: columnTypes)
         }
         // Rendering binds every non-null value as a placeholder, whatever its value: the text is
         // the same for every key, so it is made once with stand-in values.
@@ -25,13 +25,12 @@ extension WholeEntityRead {
             steps: [ResolvedPath.Step(set: set, type: type, via: nil, key: standIns)], columns: type.properties)
         query.limit = 1
         let statement = SQLRenderer.render(query, dialect: storage.database.dialect)
-        let byKeyName = statement.binds.count == standIns.count ? NamedStatements.name(for: statement.sql) : nil
-        let byKeySQL = byKeyName.map { name in
-            var prepared = statement.oneRow()
-            prepared.reusableName = name
-            return prepared
+        var byKeySQL: SQLStatement?
+        if statement.binds.count == standIns.count {
+            byKeySQL = statement.oneRow()
+            byKeySQL?.reusableName = NamedStatements.name(for: statement.sql)
         }
-        return WholeEntityRead(shape: shape, byKeySQL: byKeySQL, byKeyName: byKeyName, columnTypes: columnTypes)
+        return WholeEntityRead(shape: shape, byKeySQL: byKeySQL, columnTypes: columnTypes)
     }
 }
 

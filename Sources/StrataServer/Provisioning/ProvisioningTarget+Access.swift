@@ -39,13 +39,8 @@ extension ProvisioningTarget {
                 try await store.setAnonymousAccess(service, access, connection)
             }
             var created: [String] = []
-            for account in prepared {
-                let existing = try await connection.query("SELECT 1 FROM \(store.q("accounts")) WHERE \"username\" = \(bind: .string(account.username))")
-                guard existing.rows.isEmpty else { continue }
-                try await connection.execute("INSERT INTO \(store.q("accounts")) (\"username\", \"password_hash\", \"created_at\") VALUES (\(bind: .string(account.username)), \(bind: .string(account.hash)), \(bind: .int64(seconds)))")
-                for role in account.roles {
-                    try await connection.execute("INSERT INTO \(store.q("account_roles")) (\"username\", \"role\", \"service\") VALUES (\(bind: .string(account.username)), \(bind: .string(role.role)), \(bind: .string(role.service ?? AuthStore.every)))")
-                }
+            for account in prepared
+            where try await store.insertAccount(account.username, passwordHash: account.hash, roles: account.roles, createdAt: seconds, connection) {
                 created.append(account.username)
             }
             try await store.setState(step, String(seconds), connection)

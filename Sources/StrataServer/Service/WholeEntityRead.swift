@@ -12,15 +12,14 @@ final class WholeEntityRead: Sendable {
     /// `Set(key)`, run with the key values in key order as its binds (``SQLStatement/rebinding(_:)``),
     /// touching one row and prepared under ``byKeyName``. Nil for a type without a key.
     let byKeySQL: SQLStatement?
-    /// The name under which PostgreSQL keeps `byKeySQL` prepared (``SQLStatement/reusableName``).
-    let byKeyName: String?
+    /// The name under which PostgreSQL keeps `byKeySQL` prepared.
+    var byKeyName: String? { byKeySQL?.reusableName }
     /// The type of each column of `byKeySQL`, for decoding its row.
     let columnTypes: [EDMPrimitiveType?]
 
-    init(shape: EntityShape, byKeySQL: SQLStatement?, byKeyName: String?, columnTypes: [EDMPrimitiveType?]) {
+    init(shape: EntityShape, byKeySQL: SQLStatement?, columnTypes: [EDMPrimitiveType?]) {
         self.shape = shape
         self.byKeySQL = byKeySQL
-        self.byKeyName = byKeyName
         self.columnTypes = columnTypes
     }
 }

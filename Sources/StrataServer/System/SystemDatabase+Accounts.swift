@@ -10,14 +10,14 @@ extension SystemDatabase {
     /// Listed last: rules on the `email` claim may accept unverified addresses when set.
     var issuerRuleMigrations: [SystemMigration] {
         [SystemMigration(id: "auth.2", statements: [
-            "ALTER TABLE \(quoted("issuer_rules")) ADD COLUMN \"allow_unverified\" BOOLEAN NOT NULL DEFAULT FALSE",
+            "ALTER TABLE \(table("issuer_rules")) ADD COLUMN \"allow_unverified\" BOOLEAN NOT NULL DEFAULT FALSE",
         ])]
     }
 
     var accountMigrations: [SystemMigration] {
-        let accounts = quoted("accounts")
-        let sessions = quoted("auth_sessions")
-        let issuers = quoted("trusted_issuers")
+        let accounts = table("accounts")
+        let sessions = table("auth_sessions")
+        let issuers = table("trusted_issuers")
         return [
             SystemMigration(id: "auth.1", statements: [
                 """
@@ -29,7 +29,7 @@ extension SystemDatabase {
                 """,
                 // Roles an account holds, for every service (`*`) or for one.
                 """
-                CREATE TABLE \(quoted("account_roles")) (
+                CREATE TABLE \(table("account_roles")) (
                     "username" VARCHAR(128) NOT NULL REFERENCES \(accounts) ("username") ON DELETE CASCADE,
                     "role" VARCHAR(64) NOT NULL,
                     "service" VARCHAR(128) NOT NULL,
@@ -38,7 +38,7 @@ extension SystemDatabase {
                 """,
                 // Rights of a role on a table (`*`: every table) of a service, with an optional row filter.
                 """
-                CREATE TABLE \(quoted("role_grants")) (
+                CREATE TABLE \(table("role_grants")) (
                     "role" VARCHAR(64) NOT NULL,
                     "service" VARCHAR(128) NOT NULL,
                     "table_name" VARCHAR(128) NOT NULL,
@@ -49,7 +49,7 @@ extension SystemDatabase {
                 """,
                 // What callers without credentials may do per service; a service without a row: nothing.
                 """
-                CREATE TABLE \(quoted("service_access")) (
+                CREATE TABLE \(table("service_access")) (
                     "service" VARCHAR(128) NOT NULL PRIMARY KEY,
                     "anonymous" VARCHAR(16) NOT NULL
                 )
@@ -71,7 +71,7 @@ extension SystemDatabase {
                 """,
                 // Refresh tokens by the SHA-256 of their text; `used_at` set once rotated.
                 """
-                CREATE TABLE \(quoted("refresh_tokens")) (
+                CREATE TABLE \(table("refresh_tokens")) (
                     "token_hash" VARCHAR(64) NOT NULL PRIMARY KEY,
                     "session_id" VARCHAR(64) NOT NULL REFERENCES \(sessions) ("id") ON DELETE CASCADE,
                     "issued_at" BIGINT NOT NULL,
@@ -79,7 +79,7 @@ extension SystemDatabase {
                 )
                 """,
                 """
-                CREATE INDEX "IX_refresh_tokens_session" ON \(quoted("refresh_tokens")) ("session_id")
+                CREATE INDEX "IX_refresh_tokens_session" ON \(table("refresh_tokens")) ("session_id")
                 """,
                 """
                 CREATE TABLE \(issuers) (
@@ -91,7 +91,7 @@ extension SystemDatabase {
                 """,
                 // Rule groups: a claim (type and value, a value suffix, or any value) of a trusted issuer's token → a role.
                 """
-                CREATE TABLE \(quoted("issuer_rules")) (
+                CREATE TABLE \(table("issuer_rules")) (
                     "issuer" VARCHAR(512) NOT NULL REFERENCES \(issuers) ("issuer") ON DELETE CASCADE,
                     "claim" VARCHAR(256) NOT NULL,
                     "match" VARCHAR(16) NOT NULL,
@@ -102,7 +102,7 @@ extension SystemDatabase {
                 """,
                 // One-time steps already taken (the demo accounts), by name.
                 """
-                CREATE TABLE \(quoted("auth_state")) (
+                CREATE TABLE \(table("auth_state")) (
                     "name" VARCHAR(64) NOT NULL PRIMARY KEY,
                     "value" TEXT
                 )

@@ -37,7 +37,7 @@ extension SystemDatabase {
         [
             SystemMigration(id: "services.1", statements: [
                 """
-                CREATE TABLE \(quoted("service_settings")) (
+                CREATE TABLE \(table("service_settings")) (
                     "service" VARCHAR(128) NOT NULL PRIMARY KEY,
                     "namespace" VARCHAR(128),
                     "title" VARCHAR(256)
@@ -50,9 +50,9 @@ extension SystemDatabase {
     /// Added after the writes' column, so it is listed after `writes.1`.
     var pageSizeMigrations: [SystemMigration] {
         [
-            SystemMigration(id: "services.2", statements: ["ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"page_size\" INTEGER"]),
+            SystemMigration(id: "services.2", statements: ["ALTER TABLE \(table("service_settings")) ADD COLUMN \"page_size\" INTEGER"]),
             SystemMigration(id: "services.3", statements: [
-                "ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"statement_timeout_ms\" INTEGER",
+                "ALTER TABLE \(table("service_settings")) ADD COLUMN \"statement_timeout_ms\" INTEGER",
             ]),
         ]
     }
@@ -65,7 +65,7 @@ extension SystemDatabase {
         let rows = try await connection.query(
             """
                 SELECT "service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms" \
-                FROM \(quoted("service_settings"))
+                FROM \(table("service_settings"))
                 """,
             types: [.string, .string, .string, .boolean, .int64, .int64])
         var settings: [String: ServiceSettings] = [:]
@@ -97,14 +97,14 @@ extension SystemDatabase {
     }
 
     private func save(_ service: String, _ settings: ServiceSettings, _ connection: any DatabaseConnection) async throws {
-        try await connection.execute("DELETE FROM \(quoted("service_settings")) WHERE \"service\" = \(bind: .string(service))")
+        try await connection.execute("DELETE FROM \(table("service_settings")) WHERE \"service\" = \(bind: .string(service))")
         let values: [ODataValue] = [
             .string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
             .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null,
             settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null,
         ]
         try await connection.execute("""
-            INSERT INTO \(quoted("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms") \
+            INSERT INTO \(table("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms") \
             VALUES (\(SQL.binds(values)))
             """)
     }

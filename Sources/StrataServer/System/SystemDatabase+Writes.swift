@@ -5,7 +5,7 @@ extension SystemDatabase {
     var writesMigrations: [SystemMigration] {
         [
             SystemMigration(id: "writes.1", statements: [
-                "ALTER TABLE \(quoted("service_settings")) ADD COLUMN \"require_if_match\" BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE \(table("service_settings")) ADD COLUMN \"require_if_match\" BOOLEAN NOT NULL DEFAULT FALSE",
             ]),
         ]
     }

@@ -13,14 +13,11 @@ struct SystemDatabase: Sendable {
 
     var dialect: SQLDialect { database.dialect }
 
+    /// A system table, schema-qualified on PostgreSQL (`strata_system`), bare on SQLite.
     func table(_ name: String) -> TableName {
         TableName(schema: schema, name: name)
     }
 
-    /// A system table, schema-qualified on PostgreSQL, for statements written in this folder's code.
-    func quoted(_ name: String) -> TableName {
-        table(name)
-    }
 
     /// Migrations in order, each identified by a stable name. New ones are appended (features may
     /// add theirs in their own files and list them here); existing ones never change.
@@ -35,8 +32,8 @@ struct SystemDatabase: Sendable {
             }
         }
         let applied = try await database.transaction { connection -> Set<String> in
-            try await connection.execute("CREATE TABLE IF NOT EXISTS \(quoted("strata_migrations")) (\"id\" VARCHAR(128) NOT NULL PRIMARY KEY)")
-            let rows = try await connection.query("SELECT \"id\" FROM \(quoted("strata_migrations"))", types: [.string])
+            try await connection.execute("CREATE TABLE IF NOT EXISTS \(table("strata_migrations")) (\"id\" VARCHAR(128) NOT NULL PRIMARY KEY)")
+            let rows = try await connection.query("SELECT \"id\" FROM \(table("strata_migrations"))", types: [.string])
             return Set(rows.rows.compactMap { $0[0].stringValue })
         }
         for migration in migrations where !applied.contains(migration.id) {
@@ -44,7 +41,7 @@ struct SystemDatabase: Sendable {
                 for statement in migration.statements {
                     try await connection.execute(statement)
                 }
-                try await connection.execute("INSERT INTO \(quoted("strata_migrations")) (\"id\") VALUES (\(bind: .string(migration.id)))")
+                try await connection.execute("INSERT INTO \(table("strata_migrations")) (\"id\") VALUES (\(bind: .string(migration.id)))")
             }
             logger.info("Applied system migration", metadata: ["migration": .string(migration.id)])
         }

@@ -99,8 +99,8 @@ extension AuthStore {
 
     /// Both tables in one read, for ``AccessSettingsCache``.
     static func readAccessSettings(_ system: SystemDatabase) async throws -> AccessSettings {
-        let grantsStatement = SQLStatement("SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(system.quoted("role_grants"))", dialect: system.dialect)
-        let accessStatement = SQLStatement("SELECT \"service\", \"anonymous\" FROM \(system.quoted("service_access"))", dialect: system.dialect)
+        let grantsStatement = SQLStatement("SELECT \"role\", \"service\", \"table_name\", \"action\", \"row_filter\" FROM \(system.table("role_grants"))", dialect: system.dialect)
+        let accessStatement = SQLStatement("SELECT \"service\", \"anonymous\" FROM \(system.table("service_access"))", dialect: system.dialect)
         let (grants, access) = try await system.database.read { connection in
             (try await connection.query(grantsStatement, types: grantTypes), try await connection.query(accessStatement, types: [.string, .string]))
         }

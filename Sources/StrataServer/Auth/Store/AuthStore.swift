@@ -73,19 +73,26 @@ struct AuthStore: Sendable {
 
     /// Creates an account; 409 when the name is taken.
     func createAccount(_ username: String, passwordHash: String, roles: [RoleAssignment], now: Date) async throws {
-        let accounts = q("accounts"), accountRoles = q("account_roles")
-        let created = try await write { connection -> Bool in
-            let existing = try await connection.query("SELECT 1 FROM \(accounts) WHERE \"username\" = \(bind: .string(username))")
-            guard existing.rows.isEmpty else { return false }
-            try await connection.execute("INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(bind: .string(username)), \(bind: .string(passwordHash)), \(bind: .int64(Self.seconds(now))))")
-            for assignment in Set(roles) {
-                try await connection.execute("INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(bind: .string(username)), \(bind: .string(assignment.role)), \(bind: .string(assignment.service ?? Self.every)))")
-            }
-            return true
+        let created = try await write { connection in
+            try await insertAccount(username, passwordHash: passwordHash, roles: roles, createdAt: Self.seconds(now), connection)
         }
         guard created else {
             throw ODataError(status: 409, code: "Conflict", message: "An account named '\(username)' exists already.")
         }
+    }
+
+    /// Inserts an account with its roles in the caller's transaction, unless the name is taken.
+    /// Answers whether it was inserted.
+    func insertAccount(_ username: String, passwordHash: String, roles: [RoleAssignment], createdAt: Int64,
+                       _ connection: any DatabaseConnection) async throws -> Bool {
+        let accounts = q("accounts"), accountRoles = q("account_roles")
+        let existing = try await connection.query("SELECT 1 FROM \(accounts) WHERE \"username\" = \(bind: .string(username))")
+        guard existing.rows.isEmpty else { return false }
+        try await connection.execute("INSERT INTO \(accounts) (\"username\", \"password_hash\", \"created_at\") VALUES (\(bind: .string(username)), \(bind: .string(passwordHash)), \(bind: .int64(createdAt)))")
+        for assignment in Set(roles) {
+            try await connection.execute("INSERT INTO \(accountRoles) (\"username\", \"role\", \"service\") VALUES (\(bind: .string(username)), \(bind: .string(assignment.role)), \(bind: .string(assignment.service ?? Self.every)))")
+        }
+        return true
     }
 
     /// Replaces the password hash and ends every session of the account (its tokens stop working).
