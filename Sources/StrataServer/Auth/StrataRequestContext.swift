@@ -1,14 +1,15 @@
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// The per-request context: Hummingbird's core storage plus what Strata's middleware share.
 public struct StrataRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The low-cardinality route name handlers set for metrics (`odata.collection`, `health`, …).
-    /// A box, because middleware outside the handler reads what the handler wrote.
-    let routeLabel = NIOLockedValueBox("unmatched")
+    /// A shared box, because middleware outside the handler reads what the handler wrote to its
+    /// copy of the context.
+    let routeLabel = RouteLabel()
     /// The authenticated caller; nil for anonymous requests.
     var principal: Principal?
     let remoteAddress: SocketAddress?
@@ -34,6 +35,15 @@ public struct StrataRequestContext: RequestContext {
     }
 
     func setRoute(_ label: String) {
-        routeLabel.withLockedValue { $0 = label }
+        routeLabel.set(label)
     }
+}
+
+/// The route name of one request, written by the handler and read by the metrics middleware: a
+/// class around a `Mutex` (the server's one lock style), because the context it sits in is copied.
+final class RouteLabel: Sendable {
+    private let label = Mutex("unmatched")
+
+    func set(_ value: String) { label.withLock { $0 = value } }
+    var value: String { label.withLock { $0 } }
 }

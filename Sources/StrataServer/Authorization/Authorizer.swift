@@ -8,8 +8,9 @@ struct Authorizer: Sendable {
     let service: ODataService
     let principal: Principal?
 
-    init(_ call: ODataCall) {
-        self.init(policy: call.runtime.accessPolicy, service: call.service, principal: call.principal)
+    /// The authorizer of one call: its service and its caller (a `$batch`'s operations share both).
+    init(policy: any AccessPolicy, call: ODataCall) {
+        self.init(policy: policy, service: call.service, principal: call.principal)
     }
 
     init(policy: any AccessPolicy, service: ODataService, principal: Principal?) {

@@ -11,11 +11,13 @@ import StrataCore
 /// type) is a 400 and nothing runs.
 struct ChangesOperation: Sendable {
     let call: ODataCall
+    /// The Authorization step for this call: each table the request names is authorized through it.
+    let authorizer: Authorizer
     let body: [UInt8]
 
     static let shape = #"{"changes":[{"id":"1","table":"T","kind":"update","key":{…},"original":{…},"values":{…}}]}"#
 
-    private var logger: Logger { call.runtime.logger }
+    private var logger: Logger { call.logger }
 
     func respond() async throws -> Response {
         try DataTableBody.require(call, body: body, endpoint: "$changes", shape: Self.shape)
@@ -50,7 +52,7 @@ struct ChangesOperation: Sendable {
         for set in call.service.model.entitySets where set.readOnlyReason == nil {
             for action in [TableAction.insert, .update, .delete] {
                 do {
-                    _ = try await Authorizer(call).authorize(action, set.name)
+                    _ = try await authorizer.authorize(action, set.name)
                     return
                 } catch {
                     refusal = refusal ?? error
@@ -71,7 +73,7 @@ struct ChangesOperation: Sendable {
             }
             do {
                 _ = try ChangeApplier.table(of: change, in: call.service.model)
-                rights[change.id] = .success(try await Authorizer(call).authorize(action, change.table))
+                rights[change.id] = .success(try await authorizer.authorize(action, change.table))
             } catch {
                 rights[change.id] = .failure(error)
             }

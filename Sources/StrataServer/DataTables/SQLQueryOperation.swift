@@ -12,6 +12,8 @@ import StrataSQL
 /// the service's database with every value bound.
 struct SQLQueryOperation: Sendable {
     let call: ODataCall
+    /// The Authorization step for this call: each table the request names is authorized through it.
+    let authorizer: Authorizer
     let body: [UInt8]
 
     static let shape = #"{"sql":"SELECT …","parameters":{"name":value}}"#
@@ -27,9 +29,9 @@ struct SQLQueryOperation: Sendable {
         let model = call.service.model
         let checked = try ClientSQL.check(request.sql, catalog: SQLCatalog(model: model), parameters: request.parameters)
         let sources = try await tableSources(checked)
-        try await CrossJoinGuard(limit: call.runtime.configuration.sqlCrossJoinLimit)
+        try await CrossJoinGuard(limit: call.settings.sqlCrossJoinLimit)
             .check(checked, service: call.service, sizes: call.service.tableSizes)
-        let limit = call.runtime.configuration.sqlRowLimit
+        let limit = call.settings.sqlRowLimit
         let statement = try Self.statement(checked, service: call.service, sources: sources, rowLimit: limit)
         let types: [EDMPrimitiveType?] = checked.columns.map(\.type)
         let result = try await call.service.database.scan { connection in
@@ -79,7 +81,7 @@ struct SQLQueryOperation: Sendable {
             guard let set = model.entitySet(named: reference.table) else {
                 throw ODataError.badRequest("The table \(reference.table) is not available.")
             }
-            let access = try await Authorizer(call).authorize(.read, set.name)
+            let access = try await authorizer.authorize(.read, set.name)
             sources[set.name] = Self.source(set, filter: access.filter, service: call.service)
         }
         return sources

@@ -10,6 +10,8 @@ import StrataCore
 /// of a narrowed table can still be changed and sent back.
 struct TablesOperation: Sendable {
     let call: ODataCall
+    /// The Authorization step for this call: each table the request names is authorized through it.
+    let authorizer: Authorizer
 
     /// More tables than this in one request is refused: each is a separate read.
     static let maximumTables = 64
@@ -23,7 +25,7 @@ struct TablesOperation: Sendable {
         guard segments[0].key == nil, segments.count <= 2 else {
             throw ODataError.badRequest("Address one table as $tables/Table, or several as $tables?names=A,B.")
         }
-        let options = try QueryOptions(parsing: call.url.rawQuery, limits: call.runtime.configuration.queryLimits)
+        let options = try QueryOptions(parsing: call.url.rawQuery, limits: call.settings.queryLimits)
         let stream: CompactTableStream
         if segments.count == 2 {
             guard segments[1].key == nil else {
@@ -58,7 +60,7 @@ struct TablesOperation: Sendable {
         let type = model.entityType(of: set)
         let bound = try QueryBinder(model: model).bind(options, to: type)
         let path = ResolvedPath(steps: [ResolvedPath.Step(set: set, type: type, via: nil, key: nil)], terminal: .entities)
-        let access = try await Authorizer(call).readAccess(path, bound)
+        let access = try await authorizer.readAccess(path, bound)
         let plan = try ReadPlanner(service: call.service, access: access).plan(path, bound)
         let reader = CollectionReader(database: call.service.database, query: plan.query, sortKeys: plan.sortKeys,
                                       columnTypes: plan.columns.map(\.type))

@@ -50,7 +50,7 @@ struct ReadOperation: Sendable {
         let reader = CollectionReader(database: service.database, query: plan.query, sortKeys: plan.sortKeys,
                                       columnTypes: plan.columns.map(\.type))
         var limits = PageLimits(top: query.top, skip: query.skip ?? 0,
-                                pageSize: version >= .v2 ? service.settings.pageSize ?? call.runtime.configuration.pageSize : nil)
+                                pageSize: version >= .v2 ? service.settings.pageSize ?? call.settings.pageSize : nil)
         if let token = query.skipToken {
             limits.continuation = try KeysetContinuation.values(fromToken: token, keys: plan.sortKeys)
         }

@@ -4,14 +4,17 @@ import StrataCore
 /// Answers POST, PUT, MERGE, PATCH and DELETE on a resolved path: creates (with deep insert),
 /// replaces, merges and deletes entities, updates single properties, and changes `$links`.
 ///
-/// A write runs in two phases. ``prepare()`` checks everything that does not need the database
-/// (method, read-only sets, body, types, facets, required properties, access rights) so that a
-/// refused request never opens a transaction. The prepared write then ``PreparedWrite/execute(in:)``s
+/// A write runs in two phases, after the Authorization step decided its ``WriteAccess``.
+/// ``prepare()`` checks everything that does not need the database (method, body, types, facets,
+/// required properties, the rights on the other tables it touches) so that a refused request never
+/// opens a transaction. The prepared write then ``PreparedWrite/execute(in:)``s
 /// on a transaction's connection: its own, or a `$batch` change set's.
 struct WriteOperation: Sendable {
     let call: ODataCall
     let path: ResolvedPath
     let body: [UInt8]
+    /// The rights the Authorization step decided (``Authorizer/access(toWrite:method:)``).
+    let access: WriteAccess
     /// Content-IDs of the enclosing change set, for `$n` references in bodies.
     var contentIDs: [String: String] = [:]
 
@@ -27,11 +30,7 @@ struct WriteOperation: Sendable {
 
     func prepare() async throws -> any PreparedWrite {
         let target = path.target
-        if let reason = target.set.readOnlyReason {
-            throw ODataError.methodNotAllowed("\(target.set.name) is read-only (\(reason)); it cannot be changed through the service.")
-        }
         let method = call.method
-        try await authorizeBeforeReading(target.set, method: method)
         try requireJSONBody()
         switch path.terminal {
         case .entities:
@@ -63,28 +62,6 @@ struct WriteOperation: Sendable {
 
     // MARK: Shared checks
 
-    /// A caller without the right to write hears so before anything about the body: validation
-    /// messages would otherwise tell anonymous callers about the schema. Each step still
-    /// authorizes its own table (deep inserts and links touch others) and gets its row rules then.
-    private func authorizeBeforeReading(_ set: EntitySet, method: HTTPRequest.Method) async throws {
-        let action: TableAction
-        switch path.terminal {
-        case .links:
-            // Which side of a link holds the foreign key decides the right it needs; LinkWrite
-            // checks that. Anonymous callers can never write, so they are turned away here.
-            guard call.principal != nil else {
-                throw AuthErrors.unauthenticated("Sign in to change links of \(set.name) in \(call.service.name).")
-            }
-            return
-        case .entities:
-            action = method == .post ? .insert : method == .delete ? .delete : .update
-        default:
-            // A property or its $value: DELETE clears it, which is an update of the row.
-            action = .update
-        }
-        _ = try await authorize(action, set)
-    }
-
     /// Bodies are JSON (verbose or bare); an Atom or XML body is refused with 415 rather than
     /// misread. A raw `$value` body may have any type.
     private func requireJSONBody() throws(ODataError) {
@@ -105,9 +82,10 @@ struct WriteOperation: Sendable {
         return condition
     }
 
-    /// Asks the access policy for `action` on `set`.
+    /// The caller's right to do `action` on `set`: decided up front for the addressed table, asked
+    /// now for the others.
     func authorize(_ action: TableAction, _ set: EntitySet) async throws -> RowAccess {
-        try await Authorizer(call).authorize(action, set.name)
+        try await access.authorize(action, set.name)
     }
 
     var references: ServiceRelativeURL {

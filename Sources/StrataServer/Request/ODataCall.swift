@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 import StrataCore
 
 /// One OData request after the common prologue: the service it addresses, its URL, method and
@@ -8,7 +9,8 @@ import StrataCore
 /// serializer), and
 /// copying a struct of this size retained each of its members at every hand-off.
 final class ODataCall: Sendable {
-    let runtime: StrataRuntime
+    let settings: RequestSettings
+    let logger: Logger
     let service: ODataService
     let url: ODataRequestURL
     /// The effective method (after `X-HTTP-Method` tunnelling).
@@ -19,9 +21,10 @@ final class ODataCall: Sendable {
     let serviceRoot: String
     let principal: Principal?
 
-    init(runtime: StrataRuntime, service: ODataService, url: ODataRequestURL, method: HTTPRequest.Method,
+    init(settings: RequestSettings, logger: Logger, service: ODataService, url: ODataRequestURL, method: HTTPRequest.Method,
          headers: HTTPFields, version: ODataVersion, serviceRoot: String, principal: Principal?) {
-        self.runtime = runtime
+        self.settings = settings
+        self.logger = logger
         self.service = service
         self.url = url
         self.method = method

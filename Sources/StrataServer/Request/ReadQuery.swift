@@ -7,7 +7,7 @@ enum ReadQuery {
         let type = optionsType(call, path)
         // No options: nothing to parse, check or refuse.
         if call.url.rawQuery.isEmpty, let plain = call.service.plainQueries[type.qualifiedName] { return plain }
-        let limits = call.runtime.configuration.queryLimits
+        let limits = call.settings.queryLimits
         let options = try QueryOptions(parsing: call.url.rawQuery, limits: limits)
         if call.version == .v1 {
             let needsTwo = [("$select", !options.select.isEmpty), ("$inlinecount", options.inlineCount != nil),

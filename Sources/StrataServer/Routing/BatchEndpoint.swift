@@ -14,7 +14,7 @@ struct BatchEndpoint: Sendable {
     let call: ODataCall
     let body: [UInt8]
 
-    private var logger: Logger { call.runtime.logger }
+    private var logger: Logger { call.logger }
 
     func respond() async throws -> Response {
         let request = try BatchRequest.parse(body: body, contentType: call.headers[.contentType])
@@ -103,7 +103,8 @@ struct BatchEndpoint: Sendable {
             throw ODataError.badRequest("\(operation.target.prefix(100)) cannot be changed inside a change set.")
         }
         let path = try PathResolver(model: sub.service.model).resolve(sub.url.path)
-        var write = WriteOperation(call: sub, path: path, body: operation.body)
+        let access = try await endpoint.authorizer(for: sub).access(toWrite: path, method: sub.method)
+        var write = WriteOperation(call: sub, path: path, body: operation.body, access: access)
         write.contentIDs = references.contentIDs
         let result = try await write.prepare().execute(in: connection)
         return (result, WriteResponse(call: sub).parts(result))
@@ -118,7 +119,7 @@ struct BatchEndpoint: Sendable {
         let (path, query) = try references.split(operation.target)
         let url = try ODataRequestURL(rawPath: "/" + PercentEncoding.encodePathSegmentName(call.service.name) + "/" + path, rawQuery: query)
         return ODataCall(
-            runtime: call.runtime, service: call.service, url: url,
+            settings: call.settings, logger: call.logger, service: call.service, url: url,
             method: try ODataEndpoint.effectiveMethod(operation.method, headers: operation.headers),
             headers: operation.headers,
             version: ContentNegotiation.version(maxVersionHeader: operation.headers[ODataResponse.maxDataServiceVersion],

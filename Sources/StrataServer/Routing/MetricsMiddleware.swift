@@ -1,5 +1,4 @@
 import Hummingbird
-import NIOConcurrencyHelpers
 
 /// Counts requests and measures their latency by route, method and status.
 struct MetricsMiddleware: RouterMiddleware {
@@ -21,7 +20,7 @@ struct MetricsMiddleware: RouterMiddleware {
 
     private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant) {
         metrics.recordRequest(
-            route: context.routeLabel.withLockedValue { $0 }, method: request.method.rawValue, status: status,
+            route: context.routeLabel.value, method: request.method.rawValue, status: status,
             duration: ContinuousClock.now - start)
     }
 }

@@ -21,7 +21,7 @@ struct ODataEndpoint: Sendable {
         }
         let method = try Self.effectiveMethod(request.method, headers: request.headers)
         let call = ODataCall(
-            runtime: runtime, service: service, url: url, method: method, headers: request.headers,
+            settings: runtime.requestSettings, logger: runtime.logger, service: service, url: url, method: method, headers: request.headers,
             version: ContentNegotiation.version(
                 maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
                 versionHeader: request.headers[ODataResponse.dataServiceVersion]),
@@ -48,16 +48,17 @@ struct ODataEndpoint: Sendable {
     /// Dispatches one call: from the router, or for an operation inside a `$batch` (context nil).
     func respond(to call: ODataCall, body: [UInt8], context: StrataRequestContext?) async throws -> Response {
         let url = call.url
+        let authorizer = authorizer(for: call)
         if url.path.segments.isEmpty {
             context?.setRoute("odata.servicedocument")
             try requireRead(call)
-            try await Authorizer(call).authorizeService()
+            try await authorizer.authorizeService()
             return try serviceDocument(call)
         }
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
             context?.setRoute("odata.metadata")
             try requireRead(call)
-            try await Authorizer(call).authorizeService()
+            try await authorizer.authorizeService()
             return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)
@@ -70,30 +71,36 @@ struct ODataEndpoint: Sendable {
             return try await BatchEndpoint(endpoint: self, call: call, body: body).respond()
         }
 
-        if let response = try await DataTableEndpoints.respond(to: call, body: body, context: context) {
+        if let response = try await DataTableEndpoints.respond(to: call, authorizer: authorizer, body: body, context: context) {
             return response
         }
 
         let path = try PathResolver(model: call.service.model).resolve(url.path)
         context?.setRoute(Self.routeLabel(path))
         if call.method == .get || call.method == .head {
-            return try await read(call, path)
+            return try await read(call, path, authorizer)
         }
-        let result = try await WriteOperation(call: call, path: path, body: body).run()
+        let access = try await authorizer.access(toWrite: path, method: call.method)
+        let result = try await WriteOperation(call: call, path: path, body: body, access: access).run()
         return WriteResponse(call: call).response(result)
     }
 
     /// A GET through the stages: parse the options, decide the caller's access to every table the
     /// read touches, plan and run it, write the answer.
-    private func read(_ call: ODataCall, _ path: ResolvedPath) async throws -> Response {
+    private func read(_ call: ODataCall, _ path: ResolvedPath, _ authorizer: Authorizer) async throws -> Response {
         let query = try ReadQuery.bind(call, path)
         switch path.terminal {
         case .rawValue, .count: break
         default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: query.format)
         }
-        let access = try await Authorizer(call).access(toRead: path, query)
+        let access = try await authorizer.access(toRead: path, query)
         let result = try await ReadOperation(call: call, path: path, query: query, access: access).run()
         return ReadResponse(call: call).response(result)
+    }
+
+    /// The Authorization step's view of a call: the server's access policy, the call's service and caller.
+    func authorizer(for call: ODataCall) -> Authorizer {
+        Authorizer(policy: runtime.accessPolicy, call: call)
     }
 
     static let xHTTPMethod = HTTPField.Name("X-HTTP-Method")!

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import StrataCore
 import Synchronization
 
@@ -25,6 +24,9 @@ final class StrataRuntime: Sendable {
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
     let shutdown = InterruptSignal(reason: .shutdown)
 
+    /// What the request stages read of the configuration.
+    let requestSettings: RequestSettings
+
     /// How many scans each caller may run at once.
     let scanAdmission: ScanAdmission
 
@@ -39,6 +41,9 @@ final class StrataRuntime: Sendable {
         self.scanAdmission = ScanAdmission(perCaller: configuration.maxQueriesPerCaller, queuePerCaller: ScanAdmission.queueFactor * configuration.maxQueriesPerCaller)
         self.accessPolicy = auth.map { GrantPolicy(store: $0.store, logger: logger) } ?? accessPolicy
         self.configuration = configuration
+        self.requestSettings = RequestSettings(
+            pageSize: configuration.pageSize, queryLimits: configuration.queryLimits,
+            sqlRowLimit: configuration.sqlRowLimit, sqlCrossJoinLimit: configuration.sqlCrossJoinLimit)
         self.store = store
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
         self.metrics = metrics
@@ -97,41 +102,5 @@ final class StrataRuntime: Sendable {
 
     func close() async {
         await store.close()
-    }
-}
-
-/// Starts the shutdown grace period as soon as a shutdown begins: when it ends, the statements still
-/// running stop (``StrataRuntime/shutdown``), so that the server can finish and exit in time.
-///
-/// It must hear of the shutdown before the HTTP server, which waits for the requests in flight,
-/// so it runs after the application in the outer service group (`runServer`), which tells the last
-/// service first.
-struct ShutdownGraceService: Service {
-    let runtime: StrataRuntime
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        let (grace, signal, logger) = (runtime.configuration.shutdownGrace, runtime.shutdown, runtime.logger)
-        logger.info("Shutting down: no new connections; requests in flight may finish", metadata: ["grace": "\(grace)"])
-        Task {
-            try? await Task.sleep(for: grace)
-            if !signal.isFired { logger.notice("Shutdown grace period over: stopping the statements still running") }
-            signal.fire()
-        }
-    }
-}
-
-/// Closes the databases after the HTTP server has stopped (the service group stops services in
-/// reverse order, and this one is registered before the server).
-struct RuntimeShutdownService: Service {
-    let runtime: StrataRuntime
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        // When the group is cancelled (a service failed at start), this task is cancelled too; closing
-        // must still run to completion, so it runs in a task of its own.
-        let runtime = self.runtime
-        await Task.detached { await runtime.close() }.value
-        runtime.logger.info("Databases closed")
     }
 }
