@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Services' model files are YAML: comments, and line numbers for every error.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // The wire: EDM model, OData values and literals, JSON formats, query language, errors.
@@ -89,6 +91,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 // TLS settings of the control connection to PostgreSQL (outside postgres-nio's pool).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSwift
         ),

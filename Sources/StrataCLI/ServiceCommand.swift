@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import StrataServer
 
-/// `strata service list|set`: per-service settings in the system database.
+/// `strata service list|set|model|reload`: per-service settings in the system database, and the
+/// services' models.
 struct ServiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service",
@@ -12,7 +13,7 @@ struct ServiceCommand: AsyncParsableCommand {
             A running server applies them when it starts next; `PUT /admin/services` changes them and \
             applies them at once. Anonymous access is set with `strata grant anonymous`.
             """,
-        subcommands: [List.self, Set.self])
+        subcommands: [List.self, Set.self, Model.self, Reload.self])
 
     /// `page size 200, If-Match required, statement timeout 30 s`, as both subcommands show a service's settings.
     static func describe(_ settings: ServiceSettings) -> String {

@@ -17,6 +17,7 @@ import StrataCore
 /// | `GET /admin/grants?service=` / `POST /admin/grants` `{"role","service","table"?,"actions":[…],"filter"?}` / `DELETE /admin/grants?role=&service=&table=&actions=` | table rights |
 /// | `GET /admin/access` / `PUT /admin/access` `{"service","anonymous":"read"\|"none"}` | anonymous access |
 /// | `GET /admin/services` / `PUT /admin/services` `{"service","pageSize"?: n\|null,"requireIfMatch"?}` | service settings, applied at once |
+/// | `POST /admin/services/reload` | reads every service's catalog and model file again; 400 naming the model files refused (those services stay as they were) |
 /// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
 /// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
 /// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
@@ -112,6 +113,15 @@ enum AdminRoutes {
             // Services keep their settings from when they were loaded; load them again so the change applies now.
             try await runtime.reloadServices()
             return AdminJSON.respond(AdminJSON.services([service: settings]))
+        }
+        group.post("services/reload") { _, context in
+            context.setRoute("admin.services.reload")
+            let report = try await runtime.reloadServices()
+            guard report.refused.isEmpty else {
+                let errors = report.refused.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.description)" }
+                throw ODataError.badRequest("Model files refused; these services are served as before. \(errors.joined(separator: " "))")
+            }
+            return AdminJSON.respond(AdminJSON.object([("loaded", .array(report.loaded.sorted().map { .string($0) }))]))
         }
         group.get("issuers") { _, context in
             context.setRoute("admin.issuers")

@@ -30,18 +30,19 @@ extension Administration {
         try await system.migrate(logger: logger)
         let administration = Administration(
             store: AuthStore(system: system), hasher: try PasswordHasher(cost: configuration.auth.passwordHashCost),
-            model: { name in try await Self.readModel(name, store: store, system: system, logger: logger) },
+            model: { name in
+                try await Self.loadModel(name, store: store, system: system, modelDirectory: configuration.dataDirectory, logger: logger)?.model
+            },
             now: configuration.auth.now)
         return try await body(administration)
     }
 
-    /// Reads one service's catalog, as the server does when it starts.
-    private static func readModel(_ name: String, store: any ServiceStore, system: SystemDatabase, logger: Logger) async throws -> ServiceModel? {
+    /// Loads one service's model (its catalog shaped by its model file), as the server does when it starts.
+    static func loadModel(_ name: String, store: any ServiceStore, system: SystemDatabase, modelDirectory: String,
+                          logger: Logger) async throws -> ServiceLoader.Loaded? {
         guard let storage = try await store.discover().first(where: { $0.name == name }) else { return nil }
-        let tables = try await storage.database.read { connection in
-            try await storage.catalogReader.readTables(connection)
-        }
         let settings = try await system.serviceSettings()[name] ?? ServiceSettings()
-        return ModelBuilder(serviceName: name, namespace: settings.namespace ?? name, logger: logger).build(tables)
+        return try await ServiceLoader(modelDirectory: URL(fileURLWithPath: modelDirectory, isDirectory: true), logger: logger)
+            .load(storage, settings: settings)
     }
 }

@@ -36,8 +36,8 @@ extension WholeEntityRead {
 
 extension ODataService {
     /// A service with its whole-entity reads prepared: what loading a service makes.
-    convenience init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings) {
-        self.init(storage: storage, model: model, settings: settings,
+    convenience init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings, maxProtocolVersion: ODataVersion = .v2) {
+        self.init(storage: storage, model: model, settings: settings, maxProtocolVersion: maxProtocolVersion,
                   wholeEntityReads: WholeEntityRead.prepare(model, storage: storage))
     }
 }

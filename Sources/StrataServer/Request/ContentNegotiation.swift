@@ -3,15 +3,17 @@ import StrataCore
 /// Decides the response's protocol version and checks that the client accepts what Strata writes.
 enum ContentNegotiation {
     /// V1 when the client says it understands at most 1.0 (`MaxDataServiceVersion: 1.0`), or sends only
-    /// `DataServiceVersion: 1.0` without a maximum; V2 otherwise.
-    static func version(maxVersionHeader: String?, versionHeader: String?) -> ODataVersion {
+    /// `DataServiceVersion: 1.0` without a maximum; V2 otherwise — never above the service's maximum.
+    static func version(maxVersionHeader: String?, versionHeader: String?, serviceMaximum: ODataVersion = .v2) -> ODataVersion {
         if let max = maxVersionHeader.flatMap(ODataVersion.parseHeader) {
-            return max < 2 ? .v1 : .v2
+            return Swift.min(max < 2 ? .v1 : .v2, serviceMaximum)
         }
         if let stated = versionHeader.flatMap(ODataVersion.parseHeader), stated < 2 {
             return .v1
         }
-        return .v2
+        // A service whose model file says `maxProtocolVersion: 1.0` answers OData 1.0 clients that
+        // send no version header at all (the CarDealer sample's app) as they expect.
+        return serviceMaximum
     }
 
     /// Data responses are JSON. `$format` wins over `Accept`; anything but JSON is refused with 406

@@ -123,7 +123,8 @@ struct BatchEndpoint: Sendable {
             method: try ODataEndpoint.effectiveMethod(operation.method, headers: operation.headers),
             headers: operation.headers,
             version: ContentNegotiation.version(maxVersionHeader: operation.headers[ODataResponse.maxDataServiceVersion],
-                                                versionHeader: operation.headers[ODataResponse.dataServiceVersion]),
+                                                versionHeader: operation.headers[ODataResponse.dataServiceVersion],
+                                                serviceMaximum: call.service.maxProtocolVersion),
             serviceRoot: call.serviceRoot, principal: call.principal)
     }
 

@@ -24,7 +24,7 @@ struct ODataEndpoint: Sendable {
             settings: runtime.requestSettings, logger: runtime.logger, service: service, url: url, method: method, headers: request.headers,
             version: ContentNegotiation.version(
                 maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
-                versionHeader: request.headers[ODataResponse.dataServiceVersion]),
+                versionHeader: request.headers[ODataResponse.dataServiceVersion], serviceMaximum: service.maxProtocolVersion),
             serviceRoot: baseURL(for: request) + service.rootPath,
             principal: context.principal)
         let body: [UInt8]

@@ -70,26 +70,43 @@ final class StrataRuntime: Sendable {
                 try await provisioner.provision(target)
             }
         }
-        try await reloadServices()
+        let report = try await reloadServices()
+        if let (_, error) = report.refused.min(by: { $0.key < $1.key }) { throw error }
     }
 
-    /// Discovers services and reads their catalogs again (after a schema change, for example).
-    func reloadServices() async throws {
+    /// Discovers services and reads their catalogs and model files again (after a schema change or
+    /// an edited model file, say). A service whose model file is refused keeps being served as it
+    /// was (a bad file never takes a running service down); the report says which and why. At
+    /// start there is nothing to keep, so ``start()`` fails instead.
+    @discardableResult
+    func reloadServices() async throws -> ReloadReport {
         let settings = try await system.serviceSettings()
+        let loader = ServiceLoader(modelDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true), logger: logger)
+        let previous = services.withLock { $0 }
         var loaded: [String: ODataService] = [:]
+        var report = ReloadReport()
         for storage in try await store.discover() {
-            let tables = try await storage.database.read { connection in
-                try await storage.catalogReader.readTables(connection)
-            }
             let serviceSettings = settings[storage.name] ?? ServiceSettings()
-            let model = ModelBuilder(serviceName: storage.name, namespace: serviceSettings.namespace ?? storage.name, logger: logger)
-                .build(tables)
-            loaded[storage.name] = ODataService(storage: storage, model: model, settings: serviceSettings)
+            let result: ServiceLoader.Loaded
+            do {
+                result = try await loader.load(storage, settings: serviceSettings)
+            } catch let error as ModelFileError {
+                logger.error("Model file refused", metadata: ["service": .string(storage.name), "error": .string(error.description)])
+                report.refused[storage.name] = error
+                if let kept = previous[storage.name] { loaded[storage.name] = kept }
+                continue
+            }
+            loaded[storage.name] = ODataService(storage: storage, model: result.model, settings: serviceSettings,
+                                                maxProtocolVersion: result.maxProtocolVersion)
+            report.loaded.append(storage.name)
             logger.info("Serving service", metadata: [
-                "service": .string(storage.name), "entitySets": "\(model.entitySets.count)", "associations": "\(model.associations.count)",
+                "service": .string(storage.name), "entitySets": "\(result.model.entitySets.count)",
+                "associations": "\(result.model.associations.count)",
+                "modelFile": .string(result.modelFile?.path ?? "none"),
             ])
         }
         services.withLock { $0 = loaded }
+        return report
     }
 
     func service(named name: String) -> ODataService? {
@@ -103,4 +120,10 @@ final class StrataRuntime: Sendable {
     func close() async {
         await store.close()
     }
+}
+
+/// What loading the services did: which were loaded, and which model files were refused.
+struct ReloadReport: Sendable {
+    var loaded: [String] = []
+    var refused: [String: ModelFileError] = [:]
 }

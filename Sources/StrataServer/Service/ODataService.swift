@@ -9,6 +9,8 @@ final class ODataService: Sendable {
     let storage: ServiceStorage
     let model: ServiceModel
     let settings: ServiceSettings
+    /// The highest protocol version it answers with (its model file's `maxProtocolVersion`).
+    let maxProtocolVersion: ODataVersion
     /// Per entity set, what reading its entities whole needs (made once per service load instead of
     /// once per request): most reads are of whole entities.
     let wholeEntityReads: [String: WholeEntityRead]
@@ -21,10 +23,12 @@ final class ODataService: Sendable {
 
     /// `wholeEntityReads` are prepared by the planner (``WholeEntityRead/prepare(_:storage:)``),
     /// above this layer; `init(storage:model:settings:)` does that.
-    init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings, wholeEntityReads: [String: WholeEntityRead]) {
+    init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings, maxProtocolVersion: ODataVersion = .v2,
+         wholeEntityReads: [String: WholeEntityRead]) {
         self.storage = storage
         self.model = model
         self.settings = settings
+        self.maxProtocolVersion = maxProtocolVersion
         var plain: [String: BoundQuery] = [:]
         for set in model.entitySets {
             let type = model.entityType(of: set)

@@ -40,7 +40,7 @@ struct ModelBuilder {
             }
             let available = Set(properties.map(\.name))
             var readOnlyReason: String?
-            var key = table.primaryKey
+            var key = table.primaryKey.isEmpty ? table.declaredKey ?? [] : table.primaryKey
             if table.isView {
                 readOnlyReason = "\(table.name) is a view"
             } else if key.isEmpty {
@@ -87,6 +87,8 @@ struct ModelBuilder {
         var owner: String
         var property: NavigationProperty
         var foreignKeyColumns: [String]
+        /// Named by a model file: kept as given (the file's check refuses collisions).
+        var isNamed: Bool
     }
 
     private func buildAssociations(exposed: [String: CatalogTable], types: inout [String: EntityType]) -> [Association] {
@@ -128,14 +130,14 @@ struct ModelBuilder {
                 associations.append(association)
                 let joins = zip(fk.columns, fk.referencedColumns).map { NavigationProperty.JoinColumn(local: $0, remote: $1) }
                 pending.append(PendingNavigation(owner: dependentName, property: NavigationProperty(
-                    name: principal.name, relationship: "\(namespace).\(name)", fromRole: dependentRole, toRole: principalRole,
+                    name: fk.navigationName ?? principal.name, relationship: "\(namespace).\(name)", fromRole: dependentRole, toRole: principalRole,
                     targetSet: principal.name, multiplicity: association.principal.multiplicity, joinColumns: joins),
-                    foreignKeyColumns: fk.columns))
+                    foreignKeyColumns: fk.columns, isNamed: fk.navigationName != nil))
                 pending.append(PendingNavigation(owner: principal.name, property: NavigationProperty(
-                    name: dependentName, relationship: "\(namespace).\(name)", fromRole: principalRole, toRole: dependentRole,
+                    name: fk.reverseNavigationName ?? dependentName, relationship: "\(namespace).\(name)", fromRole: principalRole, toRole: dependentRole,
                     targetSet: dependentName, multiplicity: association.dependent.multiplicity,
                     joinColumns: joins.map { .init(local: $0.remote, remote: $0.local) }),
-                    foreignKeyColumns: fk.columns))
+                    foreignKeyColumns: fk.columns, isNamed: fk.reverseNavigationName != nil))
             }
         }
         for navigation in disambiguated(pending, types: types) {
@@ -152,6 +154,7 @@ struct ModelBuilder {
             for item in result { counts["\(item.owner).\(item.property.name)", default: 0] += 1 }
             for index in result.indices {
                 let item = result[index]
+                if item.isNamed { continue }
                 let clashesWithProperty = types[item.owner]?.property(named: item.property.name) != nil
                 guard clashesWithProperty || counts["\(item.owner).\(item.property.name)", default: 0] > 1 else { continue }
                 let suffix = item.foreignKeyColumns.joined(separator: "_")
@@ -166,10 +169,7 @@ struct ModelBuilder {
         return result
     }
 
-    private func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || $0.properties.numericType != nil }
-    }
+    private func isIdentifier(_ name: String) -> Bool { ModelNames.isIdentifier(name) }
 
     private func meta(_ table: String, column: String? = nil) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["service": .string(serviceName), "table": .string(table)]

@@ -1,0 +1,83 @@
+import StrataCore
+
+/// A service's model file: what a user changes about how the service's catalog is served.
+///
+/// Strata infers a model from the catalog (``ModelBuilder``). An app written against an existing
+/// OData service expects that service's names, some columns must not be published, and a view has
+/// neither a primary key nor foreign keys for Strata to find. The model file, `<service>.model.yaml`
+/// in the data directory, says so: it is read whenever the service is loaded (at start, and on
+/// `strata service reload`), checked against the catalog, and applied to it before the model is
+/// built. Every entry names database objects by their database names, so that a rename in the file
+/// never changes what it refers to. `strata service model NAME` prints the model being served in
+/// this form. The format is described in docs/MODEL-FILES.md.
+///
+/// Each value keeps the line it was read from: an error names the file, the line and what to fix.
+struct ModelFile: Sendable, Equatable {
+    /// Where the file was read from, for messages.
+    var path: String
+    var namespace: Entry<String>?
+    var container: Entry<String>?
+    /// The highest OData version the service answers with, whatever the client asks for: 1.0
+    /// writes collections as bare arrays, as OData 1.0 clients expect.
+    var maxProtocolVersion: Entry<ODataVersion>?
+    var tables: [Table] = []
+
+    /// A value and the line it is on.
+    struct Entry<Value: Sendable & Equatable>: Sendable, Equatable {
+        var value: Value
+        var line: Int
+    }
+
+    /// One table or view, by its database name.
+    struct Table: Sendable, Equatable {
+        var table: String
+        var line: Int
+        /// The entity set's (and entity type's) name.
+        var name: Entry<String>?
+        /// The key of a view or of a table without a primary key, as database column names.
+        var key: Entry<[String]>?
+        var columns: [Column] = []
+        var relationships: [Relationship] = []
+    }
+
+    /// One column, by its database name.
+    struct Column: Sendable, Equatable {
+        var column: String
+        var line: Int
+        /// The property's name.
+        var name: Entry<String>?
+        /// The EDM type the column is served as, instead of the one inferred from its declared type.
+        var type: Entry<EDMPrimitiveType>?
+        /// Left out of every path: the entity type, `$metadata`, `$tables`, `$sql`, `$changes`.
+        var hidden: Entry<Bool>?
+    }
+
+    /// A foreign key: an existing one (to name its navigation properties) or a declared one (for a
+    /// view, or a relationship the database does not enforce).
+    struct Relationship: Sendable, Equatable {
+        var line: Int
+        /// Columns of this table, database names.
+        var columns: [String]
+        /// The referenced table or view, database name.
+        var references: String
+        /// Its columns; nil for its key.
+        var referencedColumns: [String]?
+        /// The navigation property on this side (to the referenced entity).
+        var name: Entry<String>?
+        /// The navigation property on the referenced side (back to this table's entities).
+        var reverseName: Entry<String>?
+    }
+}
+
+/// A model file that cannot be read or does not fit the catalog: what is wrong, where, and what to do.
+public struct ModelFileError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    /// The line at fault, when there is one.
+    public var line: Int?
+    public var message: String
+
+    public var description: String {
+        if let line { return "\(path):\(line): \(message)" }
+        return "\(path): \(message)"
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import StrataCore
+
+/// Loads a service's model as the server serves it: reads the catalog, applies the service's model
+/// file when there is one, builds the model. The server (at start and on reload) and the commands
+/// (`strata service model`) load models the same way.
+struct ServiceLoader: Sendable {
+    /// Where model files are: the data directory.
+    var modelDirectory: URL
+    var logger: Logger
+
+    /// A service's model and what its model file says beyond the model.
+    struct Loaded: Sendable {
+        var model: ServiceModel
+        var maxProtocolVersion: ODataVersion
+        /// The catalog as the database describes it.
+        var original: [CatalogTable]
+        /// The catalog as the model file shaped it, from which the model was built.
+        var catalog: [CatalogTable]
+        /// The file that was applied, if any.
+        var modelFile: ModelFile?
+    }
+
+    /// `<data directory>/<service>.model.yaml`.
+    func modelFileURL(for service: String) -> URL {
+        modelDirectory.appendingPathComponent("\(service).model.yaml")
+    }
+
+    /// The service's model file, read and parsed; nil when it has none.
+    func modelFile(for service: String) throws(ModelFileError) -> ModelFile? {
+        let url = modelFileURL(for: service)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw ModelFileError(path: url.path, line: nil, message: "cannot be read (\(error.localizedDescription)); it must be a UTF-8 text file the server may read.")
+        }
+        return try ModelFile(yaml: text, path: url.path)
+    }
+
+    /// Reads the catalog of `storage` and builds its model, shaped by its model file. A model file
+    /// that does not fit the catalog throws ``ModelFileError``, and nothing is loaded.
+    func load(_ storage: ServiceStorage, settings: ServiceSettings) async throws -> Loaded {
+        let file = try modelFile(for: storage.name)
+        let tables = try await storage.database.read { connection in
+            try await storage.catalogReader.readTables(connection)
+        }
+        let catalog = try file?.apply(to: tables, dialect: storage.database.dialect) ?? tables
+        let namespace = file?.namespace?.value ?? settings.namespace ?? storage.name
+        var model = ModelBuilder(serviceName: storage.name, namespace: namespace, logger: logger).build(catalog)
+        if let container = file?.container?.value { model.containerName = container }
+        return Loaded(model: model, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables, catalog: catalog, modelFile: file)
+    }
+}
