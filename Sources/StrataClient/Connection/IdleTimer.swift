@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Fails a transfer that has been silent for longer than its timeout.
 ///
@@ -6,16 +7,16 @@ import Foundation
 /// the session's `timeoutIntervalForRequest` and ignores `URLRequest.timeoutInterval`. Like
 /// URLSession's, this is an idle timeout: every update from the transfer restarts it, so a large
 /// download that keeps arriving never times out.
-///
-/// `@unchecked Sendable`: `lastActivity` and `fired` are only read and written while holding `lock`;
-/// the task it cancels is itself thread-safe.
-final class IdleTimer: @unchecked Sendable {
-    // The client's one lock style (see AsyncRequest for why NSLock rather than Mutex).
-    private let lock = NSLock()
+final class IdleTimer: Sendable {
+    // The client's one lock style (see AsyncRequest for why `Mutex`).
+    private struct State {
+        var lastActivity = Date()
+        var fired = false
+        var watcher: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
     private let timeout: TimeInterval
-    private var lastActivity = Date()
-    private var fired = false
-    private var watcher: Task<Void, Never>?
 
     init(timeout: TimeInterval) {
         self.timeout = timeout
@@ -33,32 +34,32 @@ final class IdleTimer: @unchecked Sendable {
                 try? await Task.sleep(for: .seconds(remaining))
             }
         }
-        lock.withLock { watcher = task }
+        state.withLock { $0.watcher = task }
     }
 
     /// Records that the transfer made progress.
     func touch() {
-        lock.withLock { lastActivity = Date() }
+        state.withLock { $0.lastActivity = Date() }
     }
 
     /// Stops watching.
     func stop() {
-        lock.withLock { watcher }?.cancel()
+        state.withLock { $0.watcher }?.cancel()
     }
 
     /// Whether the timer fired, so a cancellation that follows is reported as a timeout.
     var didFire: Bool {
-        lock.withLock { fired }
+        state.withLock { $0.fired }
     }
 
     private func remaining() -> TimeInterval {
-        lock.withLock { timeout - Date().timeIntervalSince(lastActivity) }
+        state.withLock { timeout - Date().timeIntervalSince($0.lastActivity) }
     }
 
     private func fire() -> Bool {
-        lock.withLock {
-            guard !fired else { return false }
-            fired = true
+        state.withLock { state in
+            guard !state.fired else { return false }
+            state.fired = true
             return true
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// What URLSession reports about one task, in the order it reports it.
 enum TaskUpdate: Sendable {
@@ -18,15 +19,17 @@ enum TaskUpdate: Sendable {
 /// rather than from `didReceive response:completionHandler:`: that method's completion handler is
 /// `@Sendable` in Apple's SDKs and not in swift-corelibs-foundation, and one signature cannot satisfy both.
 ///
-/// `@unchecked Sendable`: URLSession calls the delegate on its serial delegate queue while
-/// ``Connection`` registers tasks from its own executor. Both only touch `streams`, `activity` and `headSent`
-/// while holding `lock`, and the continuations themselves are Sendable; nothing else is stored.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // The client's one lock style (see AsyncRequest for why NSLock rather than Mutex).
-    private let lock = NSLock()
-    private var streams: [Int: AsyncStream<TaskUpdate>.Continuation] = [:]
-    private var headSent: Set<Int> = []
-    private var activity: [Int: @Sendable () -> Void] = [:]
+/// URLSession calls the delegate on its serial delegate queue while ``Connection`` registers tasks
+/// from its own executor; what both touch is in `state`.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    // The client's one lock style (see AsyncRequest for why `Mutex`).
+    private struct State {
+        var streams: [Int: AsyncStream<TaskUpdate>.Continuation] = [:]
+        var headSent: Set<Int> = []
+        var activity: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
 
     /// The updates of `task`, registered before the task is resumed so that none are missed.
     ///
@@ -35,21 +38,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func updates(for task: URLSessionTask, onActivity: @escaping @Sendable () -> Void = {}) -> AsyncStream<TaskUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: TaskUpdate.self)
         let id = task.taskIdentifier
-        lock.lock()
-        streams[id] = continuation
-        activity[id] = onActivity
-        lock.unlock()
+        state.withLock { state in
+            state.streams[id] = continuation
+            state.activity[id] = onActivity
+        }
         return stream
     }
 
     private func continuation(for task: URLSessionTask, markingHead: Bool = false) -> (AsyncStream<TaskUpdate>.Continuation?, Bool) {
         let id = task.taskIdentifier
-        lock.lock()
-        let needsHead = markingHead && headSent.insert(id).inserted
-        let found = (streams[id], activity[id])
-        lock.unlock()
-        found.1?()
-        return (found.0, needsHead)
+        let (continuation, onActivity, needsHead) = state.withLock { state in
+            (state.streams[id], state.activity[id], markingHead && state.headSent.insert(id).inserted)
+        }
+        onActivity?()
+        return (continuation, needsHead)
     }
 
     private func yieldHead(of task: URLSessionTask, to continuation: AsyncStream<TaskUpdate>.Continuation) {
@@ -79,11 +81,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (continuation, needsHead) = continuation(for: task, markingHead: true)
         let id = task.taskIdentifier
-        lock.lock()
-        streams[id] = nil
-        activity[id] = nil
-        headSent.remove(id)
-        lock.unlock()
+        state.withLock { state in
+            state.streams[id] = nil
+            state.activity[id] = nil
+            state.headSent.remove(id)
+        }
         guard let continuation else { return }
         if needsHead, error == nil { yieldHead(of: task, to: continuation) }
         continuation.yield(.completed(error))

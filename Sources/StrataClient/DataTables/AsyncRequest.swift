@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import Synchronization
 
 /// A request in the Data Abstract sample's style: created unstarted, configured, started, cancelled, watched.
 ///
@@ -25,15 +26,12 @@ import StrataCore
 /// Handlers of one request run one at a time, in order: every progress report before the
 /// completion or failure. Handlers added after the request finished are not called; add them
 /// before ``start()``.
-public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
-    // `@unchecked Sendable`: every mutable property below is read and written only while holding
-    // `lock` (see `locked`), and handlers are copied out before they are called.
-    //
-    // The lock is an `NSLock`, the client's one lock style: Foundation's, which the client is built
-    // on, guarding plain stored properties (NIO's locks would pull NIO into apps). The critical
-    // sections are a few assignments, never an `await`, so a plain lock is enough. The package now
-    // requires iOS 18, where `Synchronization.Mutex` exists too; moving the client to it would let
-    // these classes drop `@unchecked Sendable`.
+public final class AsyncRequest<Value: Sendable>: Sendable {
+    // Everything that changes lives in one `Mutex`, the client's one lock style and the server's:
+    // it comes with the toolchain, so apps pull in no dependency for it (NIO's locks would bring
+    // NIO), and it keeps the value inside the lock, so the compiler rather than a comment proves
+    // that nothing is touched without it. A critical section is a few assignments, never an
+    // `await`, and handlers are copied out and called after the lock is released.
 
     /// Where a request is in its life.
     public enum State: Sendable, Hashable {
@@ -57,69 +55,67 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         case finished(Result<Value, StrataError>)
     }
 
-    private let lock = NSLock()
+    // Not named `State`: that is the request's public life cycle, one of the fields.
+    private struct Shared {
+        var state = State.ready
+        var context: (any Sendable)?
+        var progress: TransferProgress?
+        var completionHandlers: [Handler<Value>] = []
+        var failureHandlers: [Handler<StrataError>] = []
+        var progressHandlers: [Handler<TransferProgress>] = []
+        var task: Task<Void, Never>?
+        var waiters: [CheckedContinuation<Result<Value, StrataError>, Never>] = []
+        var outcome: Result<Value, StrataError>?
+    }
+
+    private let shared = Mutex(Shared())
     private let operation: @Sendable (@escaping @Sendable (TransferProgress) -> Void) async throws(StrataError) -> Value
     private let events: AsyncStream<Event>
     private let eventSink: AsyncStream<Event>.Continuation
-    private var stateValue = State.ready
-    private var contextValue: (any Sendable)?
-    private var progressValue: TransferProgress?
-    private var completionHandlers: [Handler<Value>] = []
-    private var failureHandlers: [Handler<StrataError>] = []
-    private var progressHandlers: [Handler<TransferProgress>] = []
-    private var task: Task<Void, Never>?
-    private var waiters: [CheckedContinuation<Result<Value, StrataError>, Never>] = []
-    private var outcome: Result<Value, StrataError>?
 
     init(_ operation: @escaping @Sendable (@escaping @Sendable (TransferProgress) -> Void) async throws(StrataError) -> Value) {
         self.operation = operation
         (events, eventSink) = AsyncStream.makeStream(of: Event.self)
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
     /// Anything that identifies the request to your handlers, as the Data Abstract sample's `context`.
     public var context: (any Sendable)? {
-        get { locked { contextValue } }
-        set { locked { contextValue = newValue } }
+        get { shared.withLock { $0.context } }
+        set { shared.withLock { $0.context = newValue } }
     }
 
     /// Where the request is in its life.
-    public var state: State { locked { stateValue } }
+    public var state: State { shared.withLock { $0.state } }
 
     /// The latest progress reported; nil before any bytes moved.
-    public var progress: TransferProgress? { locked { progressValue } }
+    public var progress: TransferProgress? { shared.withLock { $0.progress } }
 
     /// Calls `handler` on the main actor with the result when the request succeeds.
     @discardableResult
     public func onCompletion(_ handler: @escaping Handler<Value>) -> Self {
-        locked { completionHandlers.append(handler) }
+        shared.withLock { $0.completionHandlers.append(handler) }
         return self
     }
 
     /// Calls `handler` on the main actor with the error when the request fails or is cancelled.
     @discardableResult
     public func onFailure(_ handler: @escaping Handler<StrataError>) -> Self {
-        locked { failureHandlers.append(handler) }
+        shared.withLock { $0.failureHandlers.append(handler) }
         return self
     }
 
     /// Calls `handler` on the main actor as the request body is sent and the answer arrives.
     @discardableResult
     public func onProgress(_ handler: @escaping Handler<TransferProgress>) -> Self {
-        locked { progressHandlers.append(handler) }
+        shared.withLock { $0.progressHandlers.append(handler) }
         return self
     }
 
     /// Starts the request. Starting a request that is not ``State/ready`` does nothing.
     public func start() {
-        let shouldStart = locked { () -> Bool in
-            guard stateValue == .ready else { return false }
-            stateValue = .running
+        let shouldStart = shared.withLock { shared -> Bool in
+            guard shared.state == .ready else { return false }
+            shared.state = .running
             return true
         }
         guard shouldStart else { return }
@@ -135,19 +131,19 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
             }
             sink.yield(.finished(result))
         }
-        locked { self.task = task }
+        shared.withLock { $0.task = task }
         Task { await self.deliverEvents() }
     }
 
     /// Cancels the request: the transfer stops and the failure handlers get a
     /// ``StrataError/Kind/cancelled`` error. A request cancelled before it starts never runs.
     public func cancel() {
-        let (task, neverStarted) = locked { () -> (Task<Void, Never>?, Bool) in
-            if stateValue == .ready {
-                stateValue = .cancelled
+        let (task, neverStarted) = shared.withLock { shared -> (Task<Void, Never>?, Bool) in
+            if shared.state == .ready {
+                shared.state = .cancelled
                 return (nil, true)
             }
-            return (self.task, false)
+            return (shared.task, false)
         }
         task?.cancel()
         if neverStarted {
@@ -161,9 +157,9 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         get async throws(StrataError) {
             start()
             let result = await withCheckedContinuation { continuation in
-                let ready = locked { () -> Result<Value, StrataError>? in
-                    if let outcome { return outcome }
-                    waiters.append(continuation)
+                let ready = shared.withLock { shared -> Result<Value, StrataError>? in
+                    if let outcome = shared.outcome { return outcome }
+                    shared.waiters.append(continuation)
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }
@@ -177,21 +173,21 @@ public final class AsyncRequest<Value: Sendable>: @unchecked Sendable {
         for await event in events {
             switch event {
             case .progress(let progress):
-                let handlers = locked { () -> [Handler<TransferProgress>] in
-                    progressValue = progress
-                    return progressHandlers
+                let handlers = shared.withLock { shared -> [Handler<TransferProgress>] in
+                    shared.progress = progress
+                    return shared.progressHandlers
                 }
                 for handler in handlers { await handler(progress) }
             case .finished(let result):
-                let (waiting, completions, failures) = locked {
-                    () -> ([CheckedContinuation<Result<Value, StrataError>, Never>], [Handler<Value>], [Handler<StrataError>]) in
-                    outcome = result
+                let (waiting, completions, failures) = shared.withLock {
+                    shared -> ([CheckedContinuation<Result<Value, StrataError>, Never>], [Handler<Value>], [Handler<StrataError>]) in
+                    shared.outcome = result
                     switch result {
-                    case .success: stateValue = .finished
-                    case .failure(let error): stateValue = error.kind == .cancelled ? .cancelled : .failed
+                    case .success: shared.state = .finished
+                    case .failure(let error): shared.state = error.kind == .cancelled ? .cancelled : .failed
                     }
-                    defer { waiters = [] }
-                    return (waiters, completionHandlers, failureHandlers)
+                    defer { shared.waiters = [] }
+                    return (shared.waiters, shared.completionHandlers, shared.failureHandlers)
                 }
                 for waiter in waiting { waiter.resume(returning: result) }
                 switch result {
