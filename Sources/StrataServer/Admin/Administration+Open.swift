@@ -42,6 +42,6 @@ extension Administration {
             try await storage.catalogReader.readTables(connection)
         }
         let settings = try await system.serviceSettings()[name] ?? ServiceSettings()
-        return ModelBuilder(serviceName: name, namespace: settings.namespace ?? name, logger: logger).build(tables)
+        return try ModelBuilder(serviceName: name, namespace: settings.namespace ?? name, logger: logger).build(tables).model
     }
 }

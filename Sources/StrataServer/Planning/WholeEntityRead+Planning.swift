@@ -35,9 +35,12 @@ extension WholeEntityRead {
 }
 
 extension ODataService {
-    /// A service with its whole-entity reads prepared: what loading a service makes.
-    convenience init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings) {
-        self.init(storage: storage, model: model, settings: settings,
-                  wholeEntityReads: WholeEntityRead.prepare(model, storage: storage))
+    /// A service with its whole-entity reads prepared: what loading a service makes, from the model
+    /// ``ModelBuilder`` made of its catalog.
+    convenience init(storage: ServiceStorage, catalog: CatalogModel, settings: ServiceSettings) {
+        var storage = storage
+        storage.names = catalog.names
+        self.init(storage: storage, model: catalog.model, settings: settings,
+                  wholeEntityReads: WholeEntityRead.prepare(catalog.model, storage: storage))
     }
 }

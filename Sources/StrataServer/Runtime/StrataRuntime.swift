@@ -82,9 +82,10 @@ final class StrataRuntime: Sendable {
                 try await storage.catalogReader.readTables(connection)
             }
             let serviceSettings = settings[storage.name] ?? ServiceSettings()
-            let model = ModelBuilder(serviceName: storage.name, namespace: serviceSettings.namespace ?? storage.name, logger: logger)
+            let catalog = try ModelBuilder(serviceName: storage.name, namespace: serviceSettings.namespace ?? storage.name, logger: logger)
                 .build(tables)
-            loaded[storage.name] = ODataService(storage: storage, model: model, settings: serviceSettings)
+            let model = catalog.model
+            loaded[storage.name] = ODataService(storage: storage, catalog: catalog, settings: serviceSettings)
             logger.info("Serving service", metadata: [
                 "service": .string(storage.name), "entitySets": "\(model.entitySets.count)", "associations": "\(model.associations.count)",
             ])

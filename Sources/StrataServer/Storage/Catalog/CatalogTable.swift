@@ -2,6 +2,7 @@ import StrataCore
 
 /// A table or view as the database's own catalog describes it, before it becomes an entity type.
 struct CatalogTable: Sendable, Hashable {
+    /// The name in the database, exactly as the catalog spells it (`Order Details`).
     var name: String
     var isView: Bool
     var columns: [CatalogColumn]
@@ -9,6 +10,10 @@ struct CatalogTable: Sendable, Hashable {
     /// Column lists of unique constraints and unique indexes (besides the primary key).
     var uniqueKeys: [[String]]
     var foreignKeys: [CatalogForeignKey]
+    /// The entity set (and entity type) name a service's model gives the table; nil serves it under
+    /// its own name made an OData identifier (see <doc:Naming>). ``ModelBuilder`` refuses an
+    /// explicit name that is not an identifier or that another set has.
+    var exposedName: String? = nil
 
     func column(named name: String) -> CatalogColumn? {
         columns.first { $0.name == name }
@@ -16,6 +21,7 @@ struct CatalogTable: Sendable, Hashable {
 }
 
 struct CatalogColumn: Sendable, Hashable {
+    /// The name in the database, exactly as the catalog spells it (`Unit Price`).
     var name: String
     /// The type as declared in the database (`VARCHAR(50)`, `int4`), for messages and logs.
     var declaredType: String
@@ -29,6 +35,9 @@ struct CatalogColumn: Sendable, Hashable {
     var hasDefault: Bool
     /// Autoincrement, identity, serial or generated: the database produces the value.
     var isServerGenerated: Bool
+    /// The property name a service's model gives the column; nil serves it under its own name made
+    /// an OData identifier. Refused by ``ModelBuilder`` when not an identifier or taken in the type.
+    var exposedName: String? = nil
 }
 
 struct CatalogForeignKey: Sendable, Hashable {
@@ -37,6 +46,12 @@ struct CatalogForeignKey: Sendable, Hashable {
     var columns: [String]
     var referencedTable: String
     var referencedColumns: [String]
+    /// The name of the navigation property on the referencing table that leads to the referenced
+    /// row (`Orders.Customer`); nil names it after the referenced entity set.
+    var navigationName: String? = nil
+    /// The name of the navigation property on the referenced table that leads to the referencing
+    /// rows (`Customers.Orders`); nil names it after the referencing entity set.
+    var reverseNavigationName: String? = nil
 }
 
 /// Reads the catalog of one service's namespace.
