@@ -1,4 +1,3 @@
-import Logging
 import StrataCore
 @testable import StrataServer
 import Testing
@@ -20,7 +19,7 @@ struct ModelNamingTests {
     }
 
     static func build(_ tables: [CatalogTable]) throws(ModelNamingError) -> CatalogModel {
-        try ModelBuilder(serviceName: "names", namespace: "names", logger: Logger(label: "test")).build(tables)
+        try ModelBuilder(serviceName: "names", namespace: "names", logger: TestDatabases.logger).build(tables)
     }
 
     /// `Order Details` with a composite key and a foreign key to `Orders`, a view with a space, a
