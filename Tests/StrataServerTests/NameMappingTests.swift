@@ -88,6 +88,30 @@ struct NameMappingTests {
         }
     }
 
+    @Test("Pages follow __next through sort keys on the columns behind the names", arguments: Backend.allCases)
+    func paging(_ backend: Backend) async throws {
+        try await withNamesServer(backend, pageSize: 1) { client, direct in
+            var next: String? = "/names/Order_Details?$orderby=a_b_2%20desc,Unit_Price&$inlinecount=allpages"
+            var entities: [JSONValue] = []
+            var pages = 0
+            while let uri = next, pages < 10 {
+                let page = try await client.get(uri)
+                #expect(page.status == .ok, "\(uri): \(page.text.prefix(300))")
+                if pages == 0 { #expect(page.json["d"]["__count"] == .string("4")) }
+                entities += page.entities
+                next = page.json["d"]["__next"]?.stringValue.map { String($0.dropFirst("http://localhost".count)) }
+                pages += 1
+            }
+            #expect(pages == 4)
+            // OData orders nulls first ascending, so last descending.
+            let expected = try await direct.rows("""
+                SELECT \(Self.columns) FROM \(direct.table("Order Details")) \
+                ORDER BY CASE WHEN "a b" IS NULL THEN 1 ELSE 0 END, "a b" DESC, "Unit Price", "Order ID", "Line No"
+                """, NamesService.detailTypes)
+            #expect(typedRows(entities, Self.details) == expected)
+        }
+    }
+
     @Test("$expand both ways joins on the columns behind the names", arguments: Backend.allCases)
     func expand(_ backend: Backend) async throws {
         try await withNamesServer(backend) { client, direct in

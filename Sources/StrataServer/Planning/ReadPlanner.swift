@@ -47,7 +47,7 @@ struct ReadPlanner {
                 query.joins.append(joined.joins[index])
             }
         }
-        let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type,
+        let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type.name,
                                           joinAliases: joined.aliases)
         if let filter = bound.filter {
             query.filter(translator.condition(filter))

@@ -88,9 +88,10 @@ struct DirectDatabase: Sendable {
 
 /// ``withServer(_:demo:pageSize:services:configure:_:)`` on the names service alone, with its
 /// database opened directly beside it.
-func withNamesServer(_ backend: Backend, _ test: @Sendable (any TestClientProtocol, DirectDatabase) async throws -> Void) async throws {
+func withNamesServer(_ backend: Backend, pageSize: Int = 1000,
+                     _ test: @Sendable (any TestClientProtocol, DirectDatabase) async throws -> Void) async throws {
     let configuration = NIOLockedValueBox<StrataConfiguration?>(nil)
-    try await withServer(backend, demo: false, services: [NamesService.service],
+    try await withServer(backend, demo: false, pageSize: pageSize, services: [NamesService.service],
                          configure: { config in configuration.withLockedValue { $0 = config } }) { client in
         let stored = try #require(configuration.withLockedValue { $0 })
         try await DirectDatabase.with(stored, service: NamesService.service.name) { direct in
