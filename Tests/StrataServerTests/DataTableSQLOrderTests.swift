@@ -116,9 +116,10 @@ struct DataTableSQLOrderTests {
         let explain: @Sendable (any ServiceStore) async throws -> String = { store in
             let storage = try #require(try await store.discover().first { $0.name == name })
             let tables = try await storage.database.read { try await storage.catalogReader.readTables($0) }
-            let model = ModelBuilder(serviceName: name, namespace: name, logger: TestDatabases.logger).build(tables)
-            let service = ODataService(storage: storage, model: model, settings: ServiceSettings())
-            let checked = try ClientSQL.check(sql, catalog: SQLCatalog(model: model))
+            let catalog = try ModelBuilder(serviceName: name, namespace: name, logger: TestDatabases.logger).build(tables)
+            let model = catalog.model
+            let service = ODataService(storage: storage, catalog: catalog, settings: ServiceSettings())
+            let checked = try ClientSQL.check(sql, catalog: service.sqlCatalog)
             var sources: [String: SQLQueryOperation.Source] = [:]
             for set in model.entitySets { sources[set.name] = SQLQueryOperation.source(set, filter: nil, service: service) }
             let statement = try SQLQueryOperation.statement(checked, service: service, sources: sources, rowLimit: 1000)

@@ -16,8 +16,10 @@ public struct Association: Sendable, Hashable {
     public var principal: End
     /// The referencing (foreign key) side.
     public var dependent: End
-    /// Principal key columns, in the order they pair with ``dependentColumns``.
+    /// The principal's key properties (the foreign key's referenced columns), in the order they
+    /// pair with ``dependentColumns``.
     public var principalColumns: [String]
+    /// The dependent's properties that hold the foreign key.
     public var dependentColumns: [String]
     /// The constraint's name in the database, used in error messages.
     public var constraintName: String?

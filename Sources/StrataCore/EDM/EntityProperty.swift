@@ -1,6 +1,7 @@
 /// A structural property of an entity type: one column of the table behind it.
 public struct EntityProperty: Sendable, Hashable {
-    /// The property name; equal to the column name.
+    /// The property name: the column's name when that is an OData identifier, else one derived from
+    /// it (`Unit Price` → `Unit_Price`); the server keeps the column's own name apart.
     public var name: String
     public var type: EDMPrimitiveType
     public var isNullable: Bool

@@ -1,4 +1,6 @@
-/// An entity set: the collection of entities of one table, addressed as `/{service}/{Set}`.
+/// An entity set: the collection of entities of one table, addressed as `/{service}/{Set}`. Its name
+/// is the table's when that is an OData identifier, else one derived from it (`Order Details` →
+/// `Order_Details`); the server keeps the table's own name apart.
 public struct EntitySet: Sendable, Hashable {
     public var name: String
     public var entityTypeName: String

@@ -9,7 +9,7 @@ public enum Multiplicity: String, Sendable, Hashable {
 
 /// A property that leads from an entity to related entities, derived from a foreign key.
 public struct NavigationProperty: Sendable, Hashable {
-    /// The navigation property's name, by default the related table's name.
+    /// The navigation property's name, by default the related entity set's name.
     public var name: String
     /// The association (foreign key) this navigation follows.
     public var relationship: String
@@ -19,7 +19,7 @@ public struct NavigationProperty: Sendable, Hashable {
     public var targetSet: String
     /// Multiplicity of the far end: `.many` for a collection.
     public var multiplicity: Multiplicity
-    /// Pairs of (column on this entity, column on the target) that join the two.
+    /// Pairs of (property of this entity, property of the target) whose columns join the two.
     public var joinColumns: [JoinColumn]
 
     public struct JoinColumn: Sendable, Hashable {

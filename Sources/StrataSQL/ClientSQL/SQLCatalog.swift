@@ -7,18 +7,25 @@ import StrataCore
 /// the catalog exist for client SQL: system catalogs and anything else in the database are unknown.
 ///
 /// ## Name matching
-/// A quoted name (`"Person"`) matches only the catalog's exact spelling. An unquoted name matches the
-/// exact spelling first; failing that, it matches ignoring case when exactly one name does, and is
-/// refused as ambiguous when several do (`Name` and `NAME` in one table). The emitted SQL always
-/// uses the catalog's spelling, quoted.
+/// Tables and columns have two names: the catalog's (the OData name: `Order_Details`, `Unit_Price`)
+/// and the one they have in the database (`Order Details`, `Unit Price`); the two are the same for
+/// every name that is an OData identifier. A query may use either. A quoted name (`"Person"`,
+/// `"Order Details"`) matches only an exact spelling: the catalog's first, then the database's. An
+/// unquoted name matches an exact spelling the same way; failing that, it matches ignoring case when
+/// exactly one table or column does, and is refused as ambiguous when several do (`Name` and `NAME`
+/// in one table). The emitted SQL always uses the database's spelling, quoted; results name columns
+/// by their catalog names.
 public struct SQLCatalog: Sendable {
     /// A table (or view) with its columns in order.
     public struct Table: Sendable, Hashable {
         public var name: String
+        /// The table's name in the database.
+        public var storedName: String
         public var columns: [Column]
 
-        public init(name: String, columns: [Column]) {
+        public init(name: String, storedName: String? = nil, columns: [Column]) {
             self.name = name
+            self.storedName = storedName ?? name
             self.columns = columns
         }
     }
@@ -26,14 +33,17 @@ public struct SQLCatalog: Sendable {
     /// A column, its type, and whether it may hold NULL.
     public struct Column: Sendable, Hashable {
         public var name: String
+        /// The column's name in the database.
+        public var storedName: String
         public var type: EDMPrimitiveType
         /// False for key and NOT NULL columns. The emitter then orders by the column without
         /// `NULLS FIRST/LAST`, which would keep PostgreSQL from reading the order off an index.
         /// A catalog that does not know says true, which is always safe.
         public var isNullable: Bool
 
-        public init(name: String, type: EDMPrimitiveType, isNullable: Bool = true) {
+        public init(name: String, storedName: String? = nil, type: EDMPrimitiveType, isNullable: Bool = true) {
             self.name = name
+            self.storedName = storedName ?? name
             self.type = type
             self.isNullable = isNullable
         }
@@ -42,25 +52,38 @@ public struct SQLCatalog: Sendable {
     /// The tables in the order given.
     public private(set) var tables: [Table]
     private var exact: [String: Int]
+    private var stored: [String: Int]
     private var folded: [String: [Int]]
 
     public init(tables: [Table]) {
         self.tables = tables
         self.exact = [:]
+        self.stored = [:]
         self.folded = [:]
         for (index, table) in tables.enumerated() where exact[table.name] == nil {
             exact[table.name] = index
             folded[table.name.lowercased(), default: []].append(index)
         }
+        for (index, table) in tables.enumerated() where table.storedName != table.name && stored[table.storedName] == nil {
+            stored[table.storedName] = index
+            if !folded[table.storedName.lowercased(), default: []].contains(index) {
+                folded[table.storedName.lowercased(), default: []].append(index)
+            }
+        }
     }
 
     /// One table per entity set, named as the set, with the entity type's properties as columns.
-    /// Key properties count as never null, as they do for OData's own reads.
-    public init(model: ServiceModel) {
+    /// Key properties count as never null, as they do for OData's own reads. The server gives each
+    /// table's and column's database name where it differs (`storedTable`, `storedColumn`).
+    public init(
+        model: ServiceModel,
+        storedTable: (EntitySet) -> String = { $0.name },
+        storedColumn: (EntityType, EntityProperty) -> String = { $1.name }
+    ) {
         self.init(tables: model.entitySets.map { set in
             let type = model.entityType(of: set)
-            return Table(name: set.name, columns: type.properties.map { property in
-                Column(name: property.name, type: property.type,
+            return Table(name: set.name, storedName: storedTable(set), columns: type.properties.map { property in
+                Column(name: property.name, storedName: storedColumn(type, property), type: property.type,
                        isNullable: property.isNullable && !type.keyNames.contains(property.name))
             })
         })
@@ -80,7 +103,7 @@ public struct SQLCatalog: Sendable {
 
     /// Resolves a table name by the rule above.
     func resolveTable(_ name: SQLIdentifier) -> Match<Table> {
-        if let index = exact[name.name] { return .found(tables[index]) }
+        if let index = exact[name.name] ?? stored[name.name] { return .found(tables[index]) }
         if name.isQuoted { return .missing }
         let candidates = folded[name.name.lowercased()] ?? []
         switch candidates.count {
@@ -94,14 +117,26 @@ public struct SQLCatalog: Sendable {
 extension SQLCatalog.Table {
     /// Resolves a column name of this table by the catalog's rule.
     func resolveColumn(_ name: SQLIdentifier) -> SQLCatalog.Match<SQLCatalog.Column> {
-        if let column = columns.first(where: { $0.name == name.name }) { return .found(column) }
+        if let column = exactColumn(name.name) { return .found(column) }
         if name.isQuoted { return .missing }
-        let lowered = name.name.lowercased()
-        let candidates = columns.filter { $0.name.lowercased() == lowered }
+        let candidates = columns(folding: name.name)
         switch candidates.count {
         case 0: return .missing
         case 1: return .found(candidates[0])
         default: return .ambiguous(candidates)
         }
+    }
+}
+
+extension SQLCatalog.Table {
+    /// The column with this exact name: the catalog's, else the database's.
+    func exactColumn(_ name: String) -> SQLCatalog.Column? {
+        columns.first { $0.name == name } ?? columns.first { $0.storedName == name }
+    }
+
+    /// The columns whose catalog or database name equals `name` ignoring case.
+    func columns(folding name: String) -> [SQLCatalog.Column] {
+        let lowered = name.lowercased()
+        return columns.filter { $0.name.lowercased() == lowered || $0.storedName.lowercased() == lowered }
     }
 }

@@ -74,11 +74,22 @@ public struct SQLTableReference: Sendable, Hashable {
     public let alias: String
     /// The name the client's query uses for it: its alias, or the table name as written.
     public let clientName: String
+    /// The table's name in the database, which the emitted SQL uses.
+    public let storedName: String
+    /// Database names of the columns whose names differ from the catalog's, by catalog name.
+    let storedColumns: [String: String]
 
-    public init(table: String, alias: String, clientName: String) {
+    public init(table: String, alias: String, clientName: String, storedName: String? = nil, storedColumns: [(String, String)] = []) {
         self.table = table
         self.alias = alias
         self.clientName = clientName
+        self.storedName = storedName ?? table
+        self.storedColumns = Dictionary(storedColumns, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The database name of one of the table's columns, given its catalog name.
+    public func storedColumn(_ name: String) -> String {
+        storedColumns.isEmpty ? name : storedColumns[name] ?? name
     }
 }
 

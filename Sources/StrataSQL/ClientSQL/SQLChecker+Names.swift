@@ -6,17 +6,23 @@ extension SQLCheckContext {
     /// The index of the source a qualifier (`p` in `p.firstName`) names.
     func resolveQualifier(_ qualifier: SQLIdentifier, _ scope: Scope) throws(ODataError) -> Int {
         let visible = sources.prefix(scope.visibleSources)
-        if let index = visible.firstIndex(where: { $0.qualifier.name == qualifier.name }) { return index }
+        if let index = visible.firstIndex(where: { $0.qualifier.name == qualifier.name })
+            ?? visible.firstIndex(where: { $0.storedQualifier == qualifier.name }) { return index }
         if !qualifier.isQuoted {
             let lowered = qualifier.name.lowercased()
-            let matches = visible.indices.filter { visible[$0].qualifier.name.lowercased() == lowered }
+            let matches = visible.indices.filter {
+                visible[$0].qualifier.name.lowercased() == lowered || visible[$0].storedQualifier?.lowercased() == lowered
+            }
             if matches.count == 1 { return matches[0] }
         }
         if sources.dropFirst(scope.visibleSources).contains(where: { $0.qualifier.name.lowercased() == qualifier.name.lowercased() }) {
             throw SQLRefusal.unknownName("\(qualifier) is not joined yet here", at: qualifier.location,
                                          hint: "JOIN … ON may only use the tables joined before it and the one it joins")
         }
-        if let aliased = visible.first(where: { $0.table.name.lowercased() == qualifier.name.lowercased() && $0.qualifier.name != $0.table.name }) {
+        let lowered = qualifier.name.lowercased()
+        if let aliased = visible.first(where: { source in
+            (source.table.name.lowercased() == lowered || source.table.storedName.lowercased() == lowered) && source.qualifier.name != source.table.name
+        }) {
             throw SQLRefusal.unknownName("\(qualifier) is not a name in this query", at: qualifier.location,
                                          hint: "the table \(aliased.table.name) is called \(aliased.qualifier.name) here")
         }
@@ -52,19 +58,18 @@ extension SQLCheckContext {
         }
     }
 
-    /// Looks an unqualified column up in every visible source: exact spelling across all of them
-    /// first, then ignoring case.
+    /// Looks an unqualified column up in every visible source: the exact catalog spelling across all
+    /// of them first, then the exact database spelling, then either ignoring case.
     func lookupColumn(_ name: SQLIdentifier, _ scope: Scope) -> SQLCatalog.Match<(Int, SQLCatalog.Column)> {
         let visible = sources.indices.prefix(scope.visibleSources)
-        let exact = visible.compactMap { index in
-            sources[index].table.columns.first { $0.name == name.name }.map { (index, $0) }
+        for exactly in [{ (column: SQLCatalog.Column) in column.name == name.name }, { $0.storedName == name.name }] {
+            let exact = visible.compactMap { index in sources[index].table.columns.first(where: exactly).map { (index, $0) } }
+            if exact.count == 1 { return .found(exact[0]) }
+            if exact.count > 1 { return .ambiguous(exact) }
         }
-        if exact.count == 1 { return .found(exact[0]) }
-        if exact.count > 1 { return .ambiguous(exact) }
         if name.isQuoted { return .missing }
-        let lowered = name.name.lowercased()
         let folded = visible.flatMap { index in
-            sources[index].table.columns.filter { $0.name.lowercased() == lowered }.map { (index, $0) }
+            sources[index].table.columns(folding: name.name).map { (index, $0) }
         }
         switch folded.count {
         case 0: return .missing

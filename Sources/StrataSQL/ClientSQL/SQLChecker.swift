@@ -48,6 +48,9 @@ struct SQLCheckContext {
         var reference: SQLTableReference
         /// The alias, or the table's catalog name matched as if written unquoted.
         var qualifier: SQLIdentifier
+        /// Without an alias, the table's database name where it differs from the catalog's: a
+        /// qualifier too (`"Order Details"."Unit Price"`).
+        var storedQualifier: String?
         /// Whether the table is the optional side of a `LEFT JOIN`: a row without a match has NULL
         /// in every column of it, NOT NULL columns included. Only the joined table can be missing;
         /// the dialect has no RIGHT or FULL join that could make earlier tables so.
@@ -135,8 +138,11 @@ struct SQLCheckContext {
             throw SQLRefusal.syntax("the name \(qualifier.name) is used for two tables (also at \(clash.qualifier.location))",
                                     at: qualifier.location, hint: "give each table its own alias, as in JOIN \(table.name) AS x2")
         }
-        let reference = SQLTableReference(table: table.name, alias: "t\(sources.count + 1)", clientName: qualifier.name)
-        sources.append(Source(table: table, reference: reference, qualifier: qualifier, outerJoined: outerJoined))
+        let reference = SQLTableReference(table: table.name, alias: "t\(sources.count + 1)", clientName: qualifier.name,
+                                          storedName: table.storedName,
+                                          storedColumns: table.columns.filter { $0.storedName != $0.name }.map { ($0.name, $0.storedName) })
+        let storedQualifier = name.alias == nil && table.storedName != table.name ? table.storedName : nil
+        sources.append(Source(table: table, reference: reference, qualifier: qualifier, storedQualifier: storedQualifier, outerJoined: outerJoined))
     }
 
     private func unknownTable(_ name: SQLIdentifier, canRead: (String) -> Bool) -> ODataError {

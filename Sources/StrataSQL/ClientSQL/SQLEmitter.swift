@@ -86,7 +86,7 @@ struct SQLEmitter {
         if let tableSource, let source = try tableSource(table) {
             return "(\(source)) AS \(identifier: table.alias)"
         }
-        return "\(TableName(name: table.table)) AS \(identifier: table.alias)"
+        return "\(TableName(name: table.storedName)) AS \(identifier: table.alias)"
     }
 
     // MARK: Expressions
@@ -119,7 +119,8 @@ struct SQLEmitter {
         if e.type == nil, !Self.isLeaf(e) { return .null }
         switch e.node {
         case .column(let source, let name):
-            return .column(alias: statement.tables[source].alias, name: name)
+            let table = statement.tables[source]
+            return .column(alias: table.alias, name: table.storedColumn(name))
         case .value(let value):
             // NULL carries no client data, and an untyped bound NULL defeats PostgreSQL's type inference.
             return value.isNull ? .null : .value(value)

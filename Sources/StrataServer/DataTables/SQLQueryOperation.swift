@@ -27,7 +27,7 @@ struct SQLQueryOperation: Sendable {
             throw error.odataError
         }
         let model = call.service.model
-        let checked = try ClientSQL.check(request.sql, catalog: SQLCatalog(model: model), parameters: request.parameters)
+        let checked = try ClientSQL.check(request.sql, catalog: call.service.sqlCatalog, parameters: request.parameters)
         let sources = try await tableSources(checked)
         try await CrossJoinGuard(limit: call.settings.sqlCrossJoinLimit)
             .check(checked, service: call.service, sizes: call.service.tableSizes)
@@ -55,8 +55,9 @@ struct SQLQueryOperation: Sendable {
         // One row past the limit tells a result that is too large from one that just fits.
         return try checked.emit(for: service.dialect, rowLimit: rowLimit) { table throws(ODataError) in
             guard let source = sources[table.table] else { return nil }
-            var query = SelectQuery(items: source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: $0.name), alias: nil) },
-                                    from: storage.table(source.set.name), alias: "s")
+            // The source's columns keep their database names: the emitted query refers to them so.
+            let columns = source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: storage.column($0.name, of: source.type)), alias: nil) }
+            var query = SelectQuery(items: columns, from: storage.table(source.set.name), alias: "s")
             if let filter = source.filter {
                 query.filter(RowFilterSQL(storage: storage).condition(filter, alias: "s", set: source.set, type: source.type))
             }

@@ -47,9 +47,11 @@ struct EntityWriter: Sendable {
     // MARK: Writing
 
     /// Inserts a row and returns it as stored: defaults, generated keys and trigger-set values included.
+    /// `values` are by property name, as are the assignments of ``update(_:type:key:assignments:)``.
     func insert(into set: EntitySet, type: EntityType, values: [(column: String, value: ODataValue)]) async throws -> [ODataValue] {
         let statement = SQLRenderer.render(
-            InsertStatement(table: service.storage.table(set.name), values: values, returning: type.properties.map(\.name)),
+            InsertStatement(table: service.storage.table(set.name), values: values.map { (column: column($0.column, of: type), value: $0.value) },
+                            returning: type.properties.map { column($0.name, of: type) }),
             dialect: dialect).oneRow()
         let rows = try await diagnosing(.insert, set: set, type: type, values: Dictionary(values, uniquingKeysWith: { _, last in last })) {
             try await connection.query(statement, types: type.properties.map(\.type))
@@ -63,9 +65,10 @@ struct EntityWriter: Sendable {
     /// Updates the row with `key` and returns it as stored.
     func update(_ set: EntitySet, type: EntityType, key: [ODataValue], assignments: [(column: String, value: AssignedValue)]) async throws -> [ODataValue] {
         let statement = SQLRenderer.render(
-            UpdateStatement(table: service.storage.table(set.name), assignments: assignments,
-                            key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) },
-                            returning: type.properties.map(\.name)),
+            UpdateStatement(table: service.storage.table(set.name),
+                            assignments: assignments.map { (column: column($0.column, of: type), value: $0.value) },
+                            key: Array(zip(type.keyNames, key)).map { (column: column($0.0, of: type), value: $0.1) },
+                            returning: type.properties.map { column($0.name, of: type) }),
             dialect: dialect).oneRow()
         let rows = try await diagnosing(.update, set: set, type: type, values: Self.assignedValues(assignments)) {
             try await connection.query(statement, types: type.properties.map(\.type))
@@ -80,7 +83,8 @@ struct EntityWriter: Sendable {
         let key = Self.key(of: type, in: row)
         // Not marked as touching one row: ON DELETE CASCADE may remove any number of dependent rows.
         let statement = SQLRenderer.render(
-            DeleteStatement(table: service.storage.table(set.name), key: Array(zip(type.keyNames, key)).map { (column: $0.0, value: $0.1) }),
+            DeleteStatement(table: service.storage.table(set.name),
+                            key: Array(zip(type.keyNames, key)).map { (column: column($0.0, of: type), value: $0.1) }),
             dialect: dialect)
         let principalValues = Dictionary(zip(type.properties.map(\.name), row), uniquingKeysWith: { a, _ in a })
         _ = try await diagnosing(.delete, set: set, type: type, values: principalValues) {
@@ -89,16 +93,25 @@ struct EntityWriter: Sendable {
         }
     }
 
-    /// SQLite's default expressions for a table's columns, for `PUT` of a column a body omits.
-    func catalogDefaults(of set: EntitySet) async throws -> [String: CatalogDefault] {
+    /// SQLite's default expressions for a table's columns, by property name, for `PUT` of a
+    /// property a body omits.
+    func catalogDefaults(of set: EntitySet, type: EntityType) async throws -> [String: CatalogDefault] {
         guard dialect == .sqlite else { return [:] }
         let rows = try await connection.query(
-            "SELECT name, dflt_value FROM pragma_table_info(\(bind: .string(set.name)))", types: [.string, .string])
+            "SELECT name, dflt_value FROM pragma_table_info(\(bind: .string(service.storage.names.table(set.name))))", types: [.string, .string])
+        let properties = Dictionary(type.properties.map { (column($0.name, of: type), $0.name) }, uniquingKeysWith: { a, _ in a })
         var defaults: [String: CatalogDefault] = [:]
         for row in rows.rows {
-            if let name = row[0].stringValue, let expression = row[1].stringValue { defaults[name] = CatalogDefault(expression: expression) }
+            if let name = row[0].stringValue, let property = properties[name], let expression = row[1].stringValue {
+                defaults[property] = CatalogDefault(expression: expression)
+            }
         }
         return defaults
+    }
+
+    /// The database name of a property's column.
+    func column(_ property: String, of type: EntityType) -> String {
+        service.storage.column(property, of: type)
     }
 
     // MARK: Helpers
@@ -170,7 +183,7 @@ struct ForeignKeyDiagnosis {
             if action == .delete, principal.name == type.name {
                 let referenced = association.principalColumns.map { values[$0] ?? .null }
                 guard !referenced.contains(where: \.isNull) else { continue }
-                if try await exists(dependent.name, columns: association.dependentColumns, values: referenced) {
+                if try await exists(dependent, properties: association.dependentColumns, values: referenced) {
                     return Finding(constraint: name, table: dependent.name,
                                    detail: "rows of \(dependent.name) still refer to this \(type.name) through \(association.dependentColumns.joined(separator: ", ")); delete or relink them first")
                 }
@@ -178,7 +191,7 @@ struct ForeignKeyDiagnosis {
                 let referencing = association.dependentColumns.map { values[$0] }
                 guard referencing.allSatisfy({ $0 != nil && !$0!.isNull }) else { continue }
                 let keyValues = referencing.compactMap { $0 }
-                if try await !exists(principal.name, columns: association.principalColumns, values: keyValues) {
+                if try await !exists(principal, properties: association.principalColumns, values: keyValues) {
                     let pairs = zip(association.dependentColumns, keyValues).map { "\($0) = \($1)" }.joined(separator: ", ")
                     return Finding(constraint: name, table: type.name, detail: "\(pairs) refers to no \(principal.name)")
                 }
@@ -187,12 +200,18 @@ struct ForeignKeyDiagnosis {
         return nil
     }
 
-    private func exists(_ table: String, columns: [String], values: [ODataValue]) async throws -> Bool {
+    /// Whether a row of `type`'s set has these values in these properties.
+    private func exists(_ type: EntityType, properties: [String], values: [ODataValue]) async throws -> Bool {
         var query = SelectQuery(items: [SelectColumn(expression: .template([.text("1")]), alias: nil)],
-                                from: writer.service.storage.table(table), alias: "t0")
-        query.filter(.and(zip(columns, values).map { .equals(.column(alias: "t0", name: $0), .value($1)) }))
+                                from: writer.service.storage.table(Self.setName(of: type, in: writer.service.model)), alias: "t0")
+        query.filter(.and(zip(properties, values).map { .equals(.column(alias: "t0", name: writer.column($0, of: type)), .value($1)) }))
         query.limit = 1
         return try await !writer.query(SQLRenderer.render(query, dialect: writer.service.dialect)).rows.isEmpty
+    }
+
+    /// The entity set of a type (each has one, named as the type unless a model renames it).
+    static func setName(of type: EntityType, in model: ServiceModel) -> String {
+        model.entitySets.first { $0.entityTypeName == type.name }?.name ?? type.name
     }
 
     static func shortName(_ qualified: String) -> String {

@@ -62,20 +62,21 @@ struct ExpansionLoader: Sendable {
 
     private func query(_ plan: ExpansionPlan, keys: ArraySlice<[ODataValue]>) -> SelectQuery {
         let alias = "e0"
-        var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: .column(alias: alias, name: $0.name), alias: nil) },
+        let column = { (property: String) -> SQLTerm in .column(alias: alias, name: storage.column(property, of: plan.type)) }
+        var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: column($0.name), alias: nil) },
                                 from: storage.table(plan.set.name), alias: alias)
         let remote = plan.navigation.joinColumns.map(\.remote)
         if remote.count == 1 {
-            query.filter(.inList(.column(alias: alias, name: remote[0]), keys.map { .value($0[0]) }))
+            query.filter(.inList(column(remote[0]), keys.map { .value($0[0]) }))
         } else {
             query.filter(.or(keys.map { key in
-                .and(zip(remote, key).map { .equals(.column(alias: alias, name: $0), .value($1)) })
+                .and(zip(remote, key).map { .equals(column($0), .value($1)) })
             }))
         }
         if let filter = plan.rowFilter {
             query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: plan.set, type: plan.type))
         }
-        query.orderBy = plan.type.keyNames.map { OrderTerm(expression: .column(alias: alias, name: $0), descending: false, canBeNull: false) }
+        query.orderBy = plan.type.keyNames.map { OrderTerm(expression: column($0), descending: false, canBeNull: false) }
         return query
     }
 }

@@ -115,7 +115,7 @@ struct UpdateWrite: PreparedWrite {
             }
         }
         if replace {
-            let defaults = try await writer.catalogDefaults(of: target.set)
+            let defaults = try await writer.catalogDefaults(of: target.set, type: type)
             for property in type.properties
             where values[property.name] == nil && !type.keyNames.contains(property.name) && !assignments.contains(where: { $0.column == property.name }) {
                 // Generated columns cannot be assigned; identity and autoincrement values are kept.

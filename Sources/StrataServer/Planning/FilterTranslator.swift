@@ -7,14 +7,20 @@ import StrataSQL
 /// null propagation, and division by zero yielding null instead of an error on one database only.
 struct FilterTranslator {
     let dialect: SQLDialect
+    /// The database names of the columns properties stand for.
+    let names: StorageNames
     /// The alias of the table whose entities the expression is about.
     let rootAlias: String
+    /// The name of the entity type at `rootAlias`.
+    let rootType: String
     /// Aliases of the joined tables, by the navigation property names that reach them.
     let joinAliases: [[String]: String]
 
-    init(dialect: SQLDialect, rootAlias: String, joinAliases: [[String]: String] = [:]) {
+    init(dialect: SQLDialect, names: StorageNames, rootAlias: String, rootType: String, joinAliases: [[String]: String] = [:]) {
         self.dialect = dialect
+        self.names = names
         self.rootAlias = rootAlias
+        self.rootType = rootType
         self.joinAliases = joinAliases
     }
 
@@ -153,7 +159,8 @@ struct FilterTranslator {
             return .value(converted)
         case .property(let path):
             let alias = path.navigation.isEmpty ? rootAlias : (joinAliases[path.navigationNames] ?? rootAlias)
-            return .column(alias: alias, name: path.property.name)
+            let owner = path.navigation.last?.targetType.name ?? rootType
+            return .column(alias: alias, name: names.column(path.property.name, of: owner))
         case .binary(let op, let lhs, let rhs, let operandType):
             if op.isComparison || op == .and || op == .or {
                 return boolean(expression, exact: true)

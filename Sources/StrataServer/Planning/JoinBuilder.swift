@@ -17,15 +17,18 @@ struct JoinBuilder {
         var tables: [(set: EntitySet, type: EntityType, alias: String)]
     }
 
-    func joins(from rootAlias: String, chains: [[NavigationHop]]) -> Result {
+    /// `rootType` is the entity type at `rootAlias`, where every chain starts.
+    func joins(from rootAlias: String, of rootType: EntityType, chains: [[NavigationHop]]) -> Result {
         var result = Result(joins: [], aliases: [:], tables: [])
         for chain in chains {
             let names = chain.map(\.property.name)
             guard result.aliases[names] == nil, let hop = chain.last else { continue }
             let parentAlias = chain.count == 1 ? rootAlias : (result.aliases[Array(names.dropLast())] ?? rootAlias)
             let alias = "\(aliasPrefix)\(result.joins.count + 1)"
+            let source = chain.count == 1 ? rootType : chain[chain.count - 2].targetType
             let on = SQLTerm.and(hop.property.joinColumns.map { pair in
-                .equals(.column(alias: parentAlias, name: pair.local), .column(alias: alias, name: pair.remote))
+                .equals(.column(alias: parentAlias, name: storage.column(pair.local, of: source)),
+                        .column(alias: alias, name: storage.column(pair.remote, of: hop.targetType)))
             })
             result.joins.append(JoinClause(kind: .left, table: storage.table(hop.targetSet.name), alias: alias, on: on))
             result.aliases[names] = alias

@@ -19,7 +19,7 @@ struct PathPlanner {
     func plan(steps: ArraySlice<ResolvedPath.Step>, columns: [EntityProperty]) -> SelectQuery {
         let target = steps[steps.endIndex - 1]
         var query = SelectQuery(
-            items: columns.map { SelectColumn(expression: .column(alias: Self.targetAlias, name: $0.name), alias: nil) },
+            items: columns.map { SelectColumn(expression: column(Self.targetAlias, $0.name, of: target.type), alias: nil) },
             from: storage.table(target.set.name), alias: Self.targetAlias)
         if let key = target.key {
             query.filter(keyPredicate(alias: Self.targetAlias, type: target.type, values: key))
@@ -33,7 +33,7 @@ struct PathPlanner {
             let parentAlias = "p\(hop)"
             let on = SQLTerm.and(navigation.joinColumns.map { pair in
                 // `navigation` belongs to the parent: local columns are the parent's, remote the child's.
-                .equals(.column(alias: parentAlias, name: pair.local), .column(alias: childAlias, name: pair.remote))
+                .equals(column(parentAlias, pair.local, of: parent.type), column(childAlias, pair.remote, of: child.type))
             })
             query.joins.append(JoinClause(kind: .inner, table: storage.table(parent.set.name), alias: parentAlias, on: on))
             if let key = parent.key {
@@ -48,6 +48,11 @@ struct PathPlanner {
     }
 
     func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLTerm {
-        .and(zip(type.keyNames, values).map { .equals(.column(alias: alias, name: $0), .value($1)) })
+        .and(zip(type.keyNames, values).map { .equals(column(alias, $0, of: type), .value($1)) })
+    }
+
+    /// `alias."column"` for a property of `type`, by its database name.
+    func column(_ alias: String, _ property: String, of type: EntityType) -> SQLTerm {
+        .column(alias: alias, name: storage.column(property, of: type))
     }
 }

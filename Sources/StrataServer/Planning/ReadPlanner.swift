@@ -35,7 +35,8 @@ struct ReadPlanner {
         var query = PathPlanner(storage: storage).plan(path, columns: columns)
         try restrictPath(path, &query)
 
-        let joined = JoinBuilder(storage: storage, aliasPrefix: "n").joins(from: PathPlanner.targetAlias, chains: bound.navigationJoins)
+        let joined = JoinBuilder(storage: storage, aliasPrefix: "n")
+            .joins(from: PathPlanner.targetAlias, of: target.type, chains: bound.navigationJoins)
         for (index, table) in joined.tables.enumerated() {
             // A joined row the caller may not see reads as missing: its rule goes into the join condition.
             if let filter = try access.rowFilter(table.set.name) {
@@ -46,14 +47,16 @@ struct ReadPlanner {
                 query.joins.append(joined.joins[index])
             }
         }
-        let translator = FilterTranslator(dialect: dialect, rootAlias: PathPlanner.targetAlias, joinAliases: joined.aliases)
+        let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type.name,
+                                          joinAliases: joined.aliases)
         if let filter = bound.filter {
             query.filter(translator.condition(filter))
         }
 
         var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
         sortKeys += target.type.keyProperties.map {
-            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: false)
+            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: storage.column($0.name, of: target.type)), descending: false,
+                    type: $0.type, canBeNull: false)
         }
         let shape: EntityShape
         if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,

@@ -13,15 +13,19 @@ struct RowFilterSQL {
         let dialect = storage.database.dialect
         let chains = Self.chains(in: filter)
         guard !chains.isEmpty else {
-            return FilterTranslator(dialect: dialect, rootAlias: alias).condition(filter)
+            return FilterTranslator(dialect: dialect, names: storage.names, rootAlias: alias, rootType: type.name).condition(filter)
         }
         let inner = "\(alias)_rf"
-        let joined = JoinBuilder(storage: storage, aliasPrefix: "\(inner)_j").joins(from: inner, chains: chains)
+        let joined = JoinBuilder(storage: storage, aliasPrefix: "\(inner)_j").joins(from: inner, of: type, chains: chains)
         var subquery = SelectQuery(items: [SelectColumn(expression: .template(["1"]), alias: nil)],
                                    from: storage.table(set.name), alias: inner)
         subquery.joins = joined.joins
-        subquery.filter(.and(type.keyNames.map { .equals(.column(alias: inner, name: $0), .column(alias: alias, name: $0)) }))
-        subquery.filter(FilterTranslator(dialect: dialect, rootAlias: inner, joinAliases: joined.aliases).condition(filter))
+        subquery.filter(.and(type.keyNames.map { key in
+            let column = storage.column(key, of: type)
+            return .equals(.column(alias: inner, name: column), .column(alias: alias, name: column))
+        }))
+        subquery.filter(FilterTranslator(dialect: dialect, names: storage.names, rootAlias: inner, rootType: type.name, joinAliases: joined.aliases)
+            .condition(filter))
         return .exists(subquery)
     }
 

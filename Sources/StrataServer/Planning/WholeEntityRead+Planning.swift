@@ -35,9 +35,12 @@ extension WholeEntityRead {
 }
 
 extension ODataService {
-    /// A service with its whole-entity reads prepared: what loading a service makes.
-    convenience init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings, maxProtocolVersion: ODataVersion = .v2) {
-        self.init(storage: storage, model: model, settings: settings, maxProtocolVersion: maxProtocolVersion,
-                  wholeEntityReads: WholeEntityRead.prepare(model, storage: storage))
+    /// A service with its whole-entity reads prepared: what loading a service makes, from the model
+    /// ``ModelBuilder`` made of its catalog.
+    convenience init(storage: ServiceStorage, catalog: CatalogModel, settings: ServiceSettings, maxProtocolVersion: ODataVersion = .v2) {
+        var storage = storage
+        storage.names = catalog.names
+        self.init(storage: storage, model: catalog.model, settings: settings, maxProtocolVersion: maxProtocolVersion,
+                  wholeEntityReads: WholeEntityRead.prepare(catalog.model, storage: storage))
     }
 }

@@ -96,7 +96,7 @@ final class StrataRuntime: Sendable {
                 if let kept = previous[storage.name] { loaded[storage.name] = kept }
                 continue
             }
-            loaded[storage.name] = ODataService(storage: storage, model: result.model, settings: serviceSettings,
+            loaded[storage.name] = ODataService(storage: storage, catalog: result.built, settings: serviceSettings,
                                                 maxProtocolVersion: result.maxProtocolVersion)
             report.loaded.append(storage.name)
             logger.info("Serving service", metadata: [

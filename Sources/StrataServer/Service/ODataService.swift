@@ -20,9 +20,12 @@ final class ODataService: Sendable {
     let rootPath: String
     /// Row counts of its tables, for the cross-join check of `$sql`.
     let tableSizes = TableSizes()
+    /// The tables and columns `$sql` may name: the model's, under their OData and database names.
+    let sqlCatalog: SQLCatalog
 
+    /// `storage` must carry the model's database names (``ServiceStorage/names``).
     /// `wholeEntityReads` are prepared by the planner (``WholeEntityRead/prepare(_:storage:)``),
-    /// above this layer; `init(storage:model:settings:)` does that.
+    /// above this layer; `init(storage:catalog:settings:maxProtocolVersion:)` does that.
     init(storage: ServiceStorage, model: ServiceModel, settings: ServiceSettings, maxProtocolVersion: ODataVersion = .v2,
          wholeEntityReads: [String: WholeEntityRead]) {
         self.storage = storage
@@ -36,6 +39,8 @@ final class ODataService: Sendable {
         }
         self.wholeEntityReads = wholeEntityReads
         plainQueries = plain
+        let names = storage.names
+        sqlCatalog = SQLCatalog(model: model, storedTable: { names.table($0.name) }, storedColumn: { names.column($1.name, of: $0.name) })
         rootPath = "/" + PercentEncoding.encodePathSegmentName(storage.name) + "/"
     }
 

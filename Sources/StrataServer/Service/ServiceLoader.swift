@@ -12,7 +12,9 @@ struct ServiceLoader: Sendable {
 
     /// A service's model and what its model file says beyond the model.
     struct Loaded: Sendable {
-        var model: ServiceModel
+        /// The model and the database names behind it.
+        var built: CatalogModel
+        var model: ServiceModel { built.model }
         var maxProtocolVersion: ODataVersion
         /// The catalog as the database describes it.
         var original: [CatalogTable]
@@ -49,8 +51,15 @@ struct ServiceLoader: Sendable {
         }
         let catalog = try file?.apply(to: tables, dialect: storage.database.dialect) ?? tables
         let namespace = file?.namespace?.value ?? settings.namespace ?? storage.name
-        var model = ModelBuilder(serviceName: storage.name, namespace: namespace, logger: logger).build(catalog)
-        if let container = file?.container?.value { model.containerName = container }
-        return Loaded(model: model, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables, catalog: catalog, modelFile: file)
+        var built: CatalogModel
+        do {
+            built = try ModelBuilder(serviceName: storage.name, namespace: namespace, logger: logger).build(catalog)
+        } catch {
+            // Only names a model file gives can fail; point at the first line that gave one.
+            guard let file else { throw error }
+            throw file.error(for: error)
+        }
+        if let container = file?.container?.value { built.model.containerName = container }
+        return Loaded(built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables, catalog: catalog, modelFile: file)
     }
 }

@@ -8,10 +8,19 @@ struct ServiceStorage: Sendable {
     /// The PostgreSQL schema holding the service's tables; nil on SQLite (one file per service).
     var schema: String?
     var catalogReader: any CatalogReader
+    /// The database names behind the names of the service's model; given when the service is
+    /// loaded (``ODataService``). Statements name tables and columns only through ``table(_:)``
+    /// and ``column(_:of:)``.
+    var names = StorageNames()
 
-    /// The qualified SQL name of one of the service's tables.
-    func table(_ name: String) -> TableName {
-        TableName(schema: schema, name: name)
+    /// The qualified SQL name of the table behind one of the service's entity sets.
+    func table(_ entitySet: String) -> TableName {
+        TableName(schema: schema, name: names.table(entitySet))
+    }
+
+    /// The column behind a property of one of the service's entity types.
+    func column(_ property: String, of type: EntityType) -> String {
+        names.column(property, of: type.name)
     }
 }
 

@@ -61,6 +61,26 @@ struct ModelFileCheckTests {
         }
     }
 
+    @Test("A name the file gives that another table or column has is refused at its line")
+    func nameCollisions() throws {
+        for (yaml, line, fragment) in [
+            ("tables:\n  Orders:\n    columns:\n      Shipped:\n        name: OrderID\n", 5, "Shipped"),
+            ("tables:\n  Invoices:\n    name: Orders\n", 3, "Invoices"),
+            ("tables:\n  Order Details:\n    relationships:\n      - columns: [OrderID]\n        references: Orders\n        name: ProductID\n", 6, "ProductID"),
+        ] {
+            let file = try ModelFile(yaml: yaml, path: "shop.model.yaml")
+            let shaped = try file.apply(to: Self.catalog, dialect: .sqlite)
+            do {
+                _ = try ModelBuilder(serviceName: "shop", namespace: "shop", logger: Logger(label: "test")).build(shaped)
+                Issue.record("accepted: \(yaml)")
+            } catch {
+                let located = file.error(for: error)
+                #expect(located.line == line, "\(located)")
+                #expect(located.message.contains(fragment), "\(located)")
+            }
+        }
+    }
+
     @Test("PostgreSQL columns keep their types; SQLite columns may be served as another type")
     func typeOverrides() throws {
         let yaml = "tables:\n  Orders:\n    columns:\n      Shipped: { type: Edm.Boolean }\n"
@@ -109,7 +129,7 @@ struct ModelFileCheckTests {
         #expect(invoices.declaredKey == ["OrderID"])
         #expect(invoices.foreignKeys.first?.isDeclared == true)
 
-        let model = ModelBuilder(serviceName: "shop", namespace: "shop", logger: Logger(label: "test")).build(shaped)
+        let model = try ModelBuilder(serviceName: "shop", namespace: "shop", logger: Logger(label: "test")).build(shaped).model
         let invoiceType = try #require(model.entityType(named: "Invoices"))
         #expect(invoiceType.keyNames == ["OrderID"])
         #expect(invoiceType.navigationProperties.map(\.name) == ["Order"])
@@ -137,19 +157,22 @@ struct ModelFileCheckTests {
 
             """)
         let logger = Logger(label: "test")
-        var model = ModelBuilder(serviceName: "shop", namespace: "Northwind", logger: logger).build(first)
-        model.containerName = "NorthwindEntities"
+        var built = try ModelBuilder(serviceName: "shop", namespace: "Northwind", logger: logger).build(first)
+        built.model.containerName = "NorthwindEntities"
         let file = try ModelFile(yaml: "tables:\n  Orders:\n    columns:\n      OrderDate: { hidden: true }\n", path: "x")
-        let loaded = ServiceLoader.Loaded(model: model, maxProtocolVersion: .v1, original: Self.catalog, catalog: first, modelFile: file)
+        let loaded = ServiceLoader.Loaded(built: built, maxProtocolVersion: .v1, original: Self.catalog, catalog: first, modelFile: file)
         let text = loaded.modelFileText(service: "shop")
         #expect(text.contains("  Invoices:  # a view\n    name: Invoices\n    key: [OrderID]\n"))
+        #expect(text.contains("  \"Order Details\":\n    name: Order_Details\n"))
+        #expect(text.contains("      \"Unit Price\": { name: Unit_Price, type: Edm.Decimal }"))
         #expect(text.contains("      Shipped: { name: Shipped, type: Edm.Int32 }"))
         #expect(text.contains("OrderDate: { hidden: true }"))
 
         let reread = try ModelFile(yaml: text, path: "printed").apply(to: Self.catalog, dialect: .sqlite)
-        var again = ModelBuilder(serviceName: "shop", namespace: "Northwind", logger: logger).build(reread)
-        again.containerName = "NorthwindEntities"
-        #expect(MetadataDocument.xml(for: again) == MetadataDocument.xml(for: model))
+        var again = try ModelBuilder(serviceName: "shop", namespace: "Northwind", logger: logger).build(reread)
+        again.model.containerName = "NorthwindEntities"
+        #expect(MetadataDocument.xml(for: again.model) == MetadataDocument.xml(for: built.model))
+        #expect(again.names == built.names)
         #expect(try ModelFile(yaml: text, path: "printed").maxProtocolVersion?.value == .v1)
     }
 }

@@ -34,7 +34,7 @@ extension ServiceLoader.Loaded {
             }
             out += "    columns:\n"
             for column in table.columns {
-                guard let property = type.property(named: propertyName(column)) else { continue }
+                guard let name = propertyName(column, in: table), let property = type.property(named: name) else { continue }
                 out += "      \(YAMLText.scalar(column.name)): { name: \(YAMLText.scalar(property.name)), type: \(property.type.rawValue) }"
                 out += "  # \(column.declaredType.isEmpty ? "no declared type" : column.declaredType)\(column.isServerGenerated ? ", generated" : "")\n"
             }
@@ -56,16 +56,20 @@ extension ServiceLoader.Loaded {
         return out
     }
 
+    /// The entity set that serves `table` (the model names it; ``StorageNames`` maps it back).
     private func entitySet(of table: CatalogTable) -> EntitySet? {
-        model.entitySet(named: table.exposedName ?? table.name)
+        model.entitySets.first { built.names.table($0.name) == table.name }
     }
 
-    private func propertyName(_ column: CatalogColumn) -> String {
-        column.exposedName ?? column.name
+    /// The property that serves `column` of `table`.
+    private func propertyName(_ column: CatalogColumn, in table: CatalogTable) -> String? {
+        guard let set = entitySet(of: table) else { return nil }
+        let type = model.entityType(of: set)
+        return type.properties.first { built.names.column($0.name, of: type.name) == column.name }?.name
     }
 
     private func columnName(_ property: String, in table: CatalogTable) -> String? {
-        table.columns.first { propertyName($0) == property }?.name
+        table.columns.first { propertyName($0, in: table) == property }?.name
     }
 
     /// The navigation properties a foreign key became: on the referencing type, the one over its
@@ -73,8 +77,8 @@ extension ServiceLoader.Loaded {
     private func navigationNames(of fk: CatalogForeignKey, from table: CatalogTable) -> (forward: String, reverse: String)? {
         guard let set = entitySet(of: table),
               let target = catalog.first(where: { $0.name == fk.referencedTable }), let targetSet = entitySet(of: target) else { return nil }
-        let local = fk.columns.compactMap { name in table.column(named: name).map(propertyName) }
-        let remote = fk.referencedColumns.compactMap { name in target.column(named: name).map(propertyName) }
+        let local = fk.columns.compactMap { name in table.column(named: name).flatMap { propertyName($0, in: table) } }
+        let remote = fk.referencedColumns.compactMap { name in target.column(named: name).flatMap { propertyName($0, in: target) } }
         let forward = model.entityType(of: set).navigationProperties.first {
             $0.targetSet == targetSet.name && $0.joinColumns.map(\.local) == local && $0.joinColumns.map(\.remote) == remote
         }

@@ -93,7 +93,7 @@ private struct NodeReader {
     func identifier(_ node: Node, _ what: String, dotted: Bool = false) throws(ModelFileError) -> String {
         let text = try string(node, what)
         let parts = dotted ? text.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [text]
-        guard parts.allSatisfy({ ModelNames.isIdentifier($0) }) else {
+        guard parts.allSatisfy({ ODataIdentifier.isValid($0) }) else {
             throw error(node, "\(what) '\(text)' is not an OData identifier: use letters, digits and _, starting with a letter or _\(dotted ? " (dots between parts)" : "").")
         }
         return text

@@ -2,18 +2,21 @@ import StrataCore
 
 /// A table or view as the database's own catalog describes it, before it becomes an entity type.
 struct CatalogTable: Sendable, Hashable {
+    /// The name in the database, exactly as the catalog spells it (`Order Details`).
     var name: String
-    /// The entity set's name when a model file gives one; nil for the name derived from ``name``.
-    var exposedName: String?
     var isView: Bool
     var columns: [CatalogColumn]
     var primaryKey: [String]
     /// Column lists of unique constraints and unique indexes (besides the primary key).
     var uniqueKeys: [[String]]
+    var foreignKeys: [CatalogForeignKey]
+    /// The entity set (and entity type) name a service's model gives the table; nil serves it under
+    /// its own name made an OData identifier (see <doc:Naming>). ``ModelBuilder`` refuses an
+    /// explicit name that is not an identifier or that another set has.
+    var exposedName: String? = nil
     /// A key a model file declares for a view or a table without primary key; not enforced by the
     /// database, so the set stays read-only.
-    var declaredKey: [String]?
-    var foreignKeys: [CatalogForeignKey]
+    var declaredKey: [String]? = nil
 
     func column(named name: String) -> CatalogColumn? {
         columns.first { $0.name == name }
@@ -21,9 +24,8 @@ struct CatalogTable: Sendable, Hashable {
 }
 
 struct CatalogColumn: Sendable, Hashable {
+    /// The name in the database, exactly as the catalog spells it (`Unit Price`).
     var name: String
-    /// The property's name when a model file gives one; nil for the name derived from ``name``.
-    var exposedName: String?
     /// The type as declared in the database (`VARCHAR(50)`, `int4`), for messages and logs.
     var declaredType: String
     /// The EDM type it maps to; nil when Strata cannot represent the column (it is then left out).
@@ -36,6 +38,9 @@ struct CatalogColumn: Sendable, Hashable {
     var hasDefault: Bool
     /// Autoincrement, identity, serial or generated: the database produces the value.
     var isServerGenerated: Bool
+    /// The property name a service's model gives the column; nil serves it under its own name made
+    /// an OData identifier. Refused by ``ModelBuilder`` when not an identifier or taken in the type.
+    var exposedName: String? = nil
 }
 
 struct CatalogForeignKey: Sendable, Hashable {
@@ -44,10 +49,12 @@ struct CatalogForeignKey: Sendable, Hashable {
     var columns: [String]
     var referencedTable: String
     var referencedColumns: [String]
-    /// The navigation property on the referencing side, when a model file names it.
-    var navigationName: String?
-    /// The navigation property on the referenced side, when a model file names it.
-    var reverseNavigationName: String?
+    /// The name of the navigation property on the referencing table that leads to the referenced
+    /// row (`Orders.Customer`); nil names it after the referenced entity set.
+    var navigationName: String? = nil
+    /// The name of the navigation property on the referenced table that leads to the referencing
+    /// rows (`Customers.Orders`); nil names it after the referencing entity set.
+    var reverseNavigationName: String? = nil
     /// Declared in a model file rather than found in the database.
     var isDeclared = false
 }

@@ -2,80 +2,139 @@ import Logging
 import StrataCore
 
 /// Turns a service's catalog into its Entity Data Model: one entity type and set per table or view,
-/// one association per foreign key, navigation properties on both ends.
+/// one association per foreign key, navigation properties on both ends — and the database names
+/// behind the model's names (``StorageNames``).
 ///
-/// Navigation properties are named after the related table, as the CarDealer sample's service does
-/// (`Person.PersonCar`, `PersonCar.Car`). Where that name would collide with a property or another
-/// navigation, the foreign key's column names are appended (`Teams_homeTeamID`).
+/// Every table, view and column is served under an OData name: its own when it is an identifier,
+/// else one made by ``ODataIdentifier`` and kept distinct by ``NameAllocation`` (`Order Details` →
+/// `Order_Details`); each such name is logged once per load. A model may name things itself
+/// (``CatalogTable/exposedName``, ``CatalogColumn/exposedName``, a foreign key's navigation names):
+/// those are checked, and ``build(_:)`` throws ``ModelNamingError`` listing every one that cannot
+/// be served. Names Strata makes itself never fail.
+///
+/// Navigation properties are named after the related entity set, as the CarDealer sample's service
+/// does (`Person.PersonCar`, `PersonCar.Car`). Where that name would collide with a property or another
+/// navigation, the foreign key's property names are appended (`Teams_homeTeamID`).
 struct ModelBuilder {
     var serviceName: String
     var namespace: String
     var logger: Logger
 
-    func build(_ catalog: [CatalogTable]) -> ServiceModel {
-        var types: [String: EntityType] = [:]
-        var sets: [EntitySet] = []
-        var exposed: [String: CatalogTable] = [:]
+    /// A table that can be served, with its properties named, before its set is named.
+    struct Candidate {
+        var table: CatalogTable
+        var properties: [EntityProperty]
+        /// Property name by column name.
+        var propertyNames: [String: String]
+        /// Key property names.
+        var key: [String]
+    }
 
-        for table in catalog {
-            guard isIdentifier(table.name) else {
-                logger.notice("Table left out: its name is not an OData identifier", metadata: meta(table.name))
-                continue
-            }
-            var properties: [EntityProperty] = []
-            for column in table.columns {
-                guard let type = column.type else {
-                    logger.notice("Column left out: type \(column.declaredType) has no OData equivalent",
-                                  metadata: meta(table.name, column: column.name))
-                    continue
-                }
-                guard isIdentifier(column.name) else {
-                    logger.notice("Column left out: its name is not an OData identifier", metadata: meta(table.name, column: column.name))
-                    continue
-                }
-                properties.append(EntityProperty(
-                    name: column.name, type: type, isNullable: column.isNullable, maxLength: column.maxLength,
-                    isFixedLength: column.isFixedLength, precision: column.precision, scale: column.scale,
-                    isServerGenerated: column.isServerGenerated, hasDefault: column.hasDefault))
-            }
-            let available = Set(properties.map(\.name))
+    /// A served table: its set's name and its entity type.
+    struct Exposed {
+        var table: CatalogTable
+        var name: String
+        var type: EntityType
+        var propertyNames: [String: String]
+
+        func properties(_ columns: [String]) -> [String]? {
+            let mapped = columns.compactMap { propertyNames[$0] }
+            return mapped.count == columns.count ? mapped : nil
+        }
+    }
+
+    func build(_ catalog: [CatalogTable]) throws(ModelNamingError) -> CatalogModel {
+        var problems: [ModelNamingError.Problem] = []
+        let candidates = catalog.compactMap { candidate($0, problems: &problems) }
+        let allocation = NameAllocation(candidates.map { .init(databaseName: $0.table.name, explicitName: $0.table.exposedName) }, kind: "table")
+        for problem in allocation.problems {
+            problems.append(.init(subject: .table(candidates[problem.member].table.name), message: problem.message))
+        }
+
+        var names = StorageNames()
+        var sets: [EntitySet] = []
+        var exposed: [String: Exposed] = [:]
+        for (index, candidate) in candidates.enumerated() {
+            let table = candidate.table
+            let name = allocation.names[index]
+            logRename(allocation.origins[index], table.name, as: name, metadata: meta(table.name))
             var readOnlyReason: String?
-            var key = table.primaryKey.isEmpty ? table.declaredKey ?? [] : table.primaryKey
             if table.isView {
-                readOnlyReason = "\(table.name) is a view"
-            } else if key.isEmpty {
-                readOnlyReason = "\(table.name) has no primary key"
-            }
-            if key.isEmpty || !key.allSatisfy(available.contains) {
-                key = inferredKey(table, properties)
-            }
-            guard !key.isEmpty, key.allSatisfy(available.contains) else {
-                logger.notice("Table left out: no columns can serve as its key", metadata: meta(table.name))
-                continue
+                readOnlyReason = "\(name) is a view"
+            } else if table.primaryKey.isEmpty {
+                readOnlyReason = "\(name) has no primary key"
             }
             if let reason = readOnlyReason {
                 logger.notice("Entity set is read-only: \(reason)", metadata: meta(table.name))
             }
-            // Key properties are never null in OData, whatever the database allows.
-            for index in properties.indices where key.contains(properties[index].name) {
-                properties[index].isNullable = false
+            names.setTable(table.name, of: name)
+            for column in table.columns {
+                if let property = candidate.propertyNames[column.name] { names.setColumn(column.name, of: property, in: name) }
             }
-            types[table.name] = EntityType(name: table.name, namespace: namespace, properties: properties, keyNames: key)
-            sets.append(EntitySet(name: table.name, entityTypeName: table.name, readOnlyReason: readOnlyReason))
-            exposed[table.name] = table
+            let type = EntityType(name: name, namespace: namespace, properties: candidate.properties, keyNames: candidate.key)
+            sets.append(EntitySet(name: name, entityTypeName: name, readOnlyReason: readOnlyReason))
+            exposed[table.name] = Exposed(table: table, name: name, type: type, propertyNames: candidate.propertyNames)
         }
 
-        let associations = buildAssociations(exposed: exposed, types: &types)
-        return ServiceModel(
+        let associations = buildAssociations(exposed: &exposed, problems: &problems)
+        guard problems.isEmpty else { throw ModelNamingError(problems: problems) }
+        let types = Dictionary(exposed.values.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
+        let model = ServiceModel(
             serviceName: serviceName, namespace: namespace, containerName: "\(serviceName)Entities",
             entityTypes: sets.compactMap { types[$0.entityTypeName] }, entitySets: sets, associations: associations)
+        return CatalogModel(model: model, names: names)
+    }
+
+    /// The table's properties, named, and its key; nil when it cannot be served.
+    private func candidate(_ table: CatalogTable, problems: inout [ModelNamingError.Problem]) -> Candidate? {
+        let columns = table.columns.filter { column in
+            guard column.type != nil else {
+                logger.notice("Column left out: type \(column.declaredType) has no OData equivalent",
+                              metadata: meta(table.name, column: column.name))
+                return false
+            }
+            return true
+        }
+        let allocation = NameAllocation(columns.map { .init(databaseName: $0.name, explicitName: $0.exposedName) }, kind: "column")
+        for problem in allocation.problems {
+            problems.append(.init(subject: .column(table: table.name, column: columns[problem.member].name), message: problem.message))
+        }
+        var properties: [EntityProperty] = []
+        var propertyNames: [String: String] = [:]
+        for (index, column) in columns.enumerated() {
+            let name = allocation.names[index]
+            logRename(allocation.origins[index], column.name, as: name, metadata: meta(table.name, column: column.name))
+            propertyNames[column.name] = name
+            properties.append(EntityProperty(
+                name: name, type: column.type!, isNullable: column.isNullable, maxLength: column.maxLength,
+                isFixedLength: column.isFixedLength, precision: column.precision, scale: column.scale,
+                isServerGenerated: column.isServerGenerated, hasDefault: column.hasDefault))
+        }
+        let mapped = { (columns: [String]) -> [String]? in
+            let names = columns.compactMap { propertyNames[$0] }
+            return names.count == columns.count ? names : nil
+        }
+        // A key a model file declares counts only where the database has none.
+        var key = mapped(table.primaryKey.isEmpty ? table.declaredKey ?? [] : table.primaryKey) ?? []
+        if key.isEmpty {
+            key = inferredKey(table.uniqueKeys.compactMap(mapped), properties)
+        }
+        guard !key.isEmpty else {
+            logger.notice("Table left out: no columns can serve as its key", metadata: meta(table.name))
+            return nil
+        }
+        // Key properties are never null in OData, whatever the database allows.
+        for index in properties.indices where key.contains(properties[index].name) {
+            properties[index].isNullable = false
+        }
+        return Candidate(table: table, properties: properties, propertyNames: propertyNames, key: key)
     }
 
     /// A key for a view or a table without primary key: the first unique index over non-null columns,
-    /// else every non-null column of a key-able type, else every key-able column.
-    private func inferredKey(_ table: CatalogTable, _ properties: [EntityProperty]) -> [String] {
+    /// else every non-null property of a key-able type, else every key-able property.
+    private func inferredKey(_ uniqueKeys: [[String]], _ properties: [EntityProperty]) -> [String] {
         let byName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        if let unique = table.uniqueKeys.first(where: { $0.allSatisfy { byName[$0].map { !$0.isNullable } ?? false } }) {
+        if let unique = uniqueKeys.first(where: { $0.allSatisfy { byName[$0].map { !$0.isNullable } ?? false } }) {
             return unique
         }
         let keyable = properties.filter(\.type.canBeKey)
@@ -83,95 +142,18 @@ struct ModelBuilder {
         return (nonNull.isEmpty ? keyable : nonNull).map(\.name)
     }
 
-    private struct PendingNavigation {
-        var owner: String
-        var property: NavigationProperty
-        var foreignKeyColumns: [String]
-        /// Named by a model file: kept as given (the file's check refuses collisions).
-        var isNamed: Bool
+    private func logRename(_ origin: NameAllocation.Origin, _ databaseName: String, as name: String, metadata: Logger.Metadata) {
+        guard case .sanitized(let taken) = origin else { return }
+        var metadata = metadata
+        metadata["name"] = .string(name)
+        if let taken {
+            logger.notice("Served as \(name): the name is not an OData identifier, and \(taken) is taken", metadata: metadata)
+        } else {
+            logger.notice("Served as \(name): the name is not an OData identifier", metadata: metadata)
+        }
     }
 
-    private func buildAssociations(exposed: [String: CatalogTable], types: inout [String: EntityType]) -> [Association] {
-        var associations: [Association] = []
-        var pending: [PendingNavigation] = []
-        var pairCounts: [String: Int] = [:]
-        let ordered = exposed.keys.sorted()
-        for tableName in ordered {
-            for fk in exposed[tableName]!.foreignKeys {
-                pairCounts["\(tableName)|\(fk.referencedTable)", default: 0] += 1
-            }
-        }
-        for dependentName in ordered {
-            let dependent = exposed[dependentName]!
-            for fk in dependent.foreignKeys {
-                guard let principal = exposed[fk.referencedTable],
-                      let dependentType = types[dependentName], let principalType = types[principal.name],
-                      fk.columns.allSatisfy({ dependentType.property(named: $0) != nil }),
-                      fk.referencedColumns.allSatisfy({ principalType.property(named: $0) != nil })
-                else {
-                    logger.notice("Foreign key left out: it references columns or a table not exposed",
-                                  metadata: meta(dependentName, column: fk.columns.joined(separator: ",")))
-                    continue
-                }
-                let columnsSuffix = fk.columns.joined(separator: "_")
-                var name = "FK_\(dependentName)_\(principal.name)"
-                if pairCounts["\(dependentName)|\(principal.name)", default: 0] > 1 { name += "_\(columnsSuffix)" }
-                let selfReference = dependentName == principal.name
-                let principalRole = principal.name
-                let dependentRole = selfReference ? "\(dependentName)1" : dependentName
-                let required = fk.columns.allSatisfy { column in dependentType.property(named: column).map { !$0.isNullable } ?? false }
-                let dependentIsUnique = Set(fk.columns) == Set(dependent.primaryKey)
-                    || dependent.uniqueKeys.contains { Set($0) == Set(fk.columns) }
-                let association = Association(
-                    name: name,
-                    principal: .init(role: principalRole, entityType: "\(namespace).\(principal.name)", multiplicity: required ? .one : .zeroOrOne),
-                    dependent: .init(role: dependentRole, entityType: "\(namespace).\(dependentName)", multiplicity: dependentIsUnique ? .zeroOrOne : .many),
-                    principalColumns: fk.referencedColumns, dependentColumns: fk.columns, constraintName: fk.name)
-                associations.append(association)
-                let joins = zip(fk.columns, fk.referencedColumns).map { NavigationProperty.JoinColumn(local: $0, remote: $1) }
-                pending.append(PendingNavigation(owner: dependentName, property: NavigationProperty(
-                    name: fk.navigationName ?? principal.name, relationship: "\(namespace).\(name)", fromRole: dependentRole, toRole: principalRole,
-                    targetSet: principal.name, multiplicity: association.principal.multiplicity, joinColumns: joins),
-                    foreignKeyColumns: fk.columns, isNamed: fk.navigationName != nil))
-                pending.append(PendingNavigation(owner: principal.name, property: NavigationProperty(
-                    name: fk.reverseNavigationName ?? dependentName, relationship: "\(namespace).\(name)", fromRole: principalRole, toRole: dependentRole,
-                    targetSet: dependentName, multiplicity: association.dependent.multiplicity,
-                    joinColumns: joins.map { .init(local: $0.remote, remote: $0.local) }),
-                    foreignKeyColumns: fk.columns, isNamed: fk.reverseNavigationName != nil))
-            }
-        }
-        for navigation in disambiguated(pending, types: types) {
-            types[navigation.owner]?.navigationProperties.append(navigation.property)
-        }
-        return associations
-    }
-
-    /// Renames navigation properties whose names collide with a property or another navigation of the same type.
-    private func disambiguated(_ pending: [PendingNavigation], types: [String: EntityType]) -> [PendingNavigation] {
-        var result = pending
-        for pass in 0..<2 {
-            var counts: [String: Int] = [:]
-            for item in result { counts["\(item.owner).\(item.property.name)", default: 0] += 1 }
-            for index in result.indices {
-                let item = result[index]
-                if item.isNamed { continue }
-                let clashesWithProperty = types[item.owner]?.property(named: item.property.name) != nil
-                guard clashesWithProperty || counts["\(item.owner).\(item.property.name)", default: 0] > 1 else { continue }
-                let suffix = item.foreignKeyColumns.joined(separator: "_")
-                if pass == 0 {
-                    result[index].property.name = "\(item.property.name)_\(suffix)"
-                } else if item.property.multiplicity == .many {
-                    // A self-reference still clashes after the first pass: both ends are named after the same table.
-                    result[index].property.name = "Referencing\(item.property.name)"
-                }
-            }
-        }
-        return result
-    }
-
-    private func isIdentifier(_ name: String) -> Bool { ModelNames.isIdentifier(name) }
-
-    private func meta(_ table: String, column: String? = nil) -> Logger.Metadata {
+    func meta(_ table: String, column: String? = nil) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["service": .string(serviceName), "table": .string(table)]
         if let column { metadata["column"] = .string(column) }
         return metadata
