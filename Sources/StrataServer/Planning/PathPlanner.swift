@@ -48,6 +48,7 @@ struct PathPlanner {
     }
 
     func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLTerm {
-        .and(zip(type.keyNames, values).map { .equals(.column(alias: alias, name: $0), .value($1)) })
+        // A null names the rows whose inferred key holds a null there (see ModelBuilder).
+        .and(zip(type.keyNames, values).map { $1.isNull ? .isNull(.column(alias: alias, name: $0), negated: false) : .equals(.column(alias: alias, name: $0), .value($1)) })
     }
 }

@@ -53,7 +53,7 @@ struct ReadPlanner {
 
         var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
         sortKeys += target.type.keyProperties.map {
-            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: false)
+            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: $0.isNullable)
         }
         let shape: EntityShape
         if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,

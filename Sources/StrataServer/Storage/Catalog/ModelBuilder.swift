@@ -46,7 +46,8 @@ struct ModelBuilder {
             } else if key.isEmpty {
                 readOnlyReason = "\(table.name) has no primary key"
             }
-            if key.isEmpty || !key.allSatisfy(available.contains) {
+            let declared = !key.isEmpty && key.allSatisfy(available.contains)
+            if !declared {
                 key = inferredKey(table, properties)
             }
             guard !key.isEmpty, key.allSatisfy(available.contains) else {
@@ -56,9 +57,15 @@ struct ModelBuilder {
             if let reason = readOnlyReason {
                 logger.notice("Entity set is read-only: \(reason)", metadata: meta(table.name))
             }
-            // Key properties are never null in OData, whatever the database allows.
-            for index in properties.indices where key.contains(properties[index].name) {
-                properties[index].isNullable = false
+            if declared {
+                // A primary key is never null in OData, whatever SQLite allows.
+                for index in properties.indices where key.contains(properties[index].name) {
+                    properties[index].isNullable = false
+                }
+            } else {
+                // An inferred key keeps its columns' nullability, so that filters, ordering and
+                // paging read a null in it as null; `$metadata` still declares keys non-nullable.
+                logInferredKey(table, key: key)
             }
             types[table.name] = EntityType(name: table.name, namespace: namespace, properties: properties, keyNames: key)
             sets.append(EntitySet(name: table.name, entityTypeName: table.name, readOnlyReason: readOnlyReason))
@@ -72,15 +79,35 @@ struct ModelBuilder {
     }
 
     /// A key for a view or a table without primary key: the first unique index over non-null columns,
-    /// else every non-null column of a key-able type, else every key-able column.
+    /// else the first unique index over served columns of a key-able type (a row with a null in it
+    /// shares its key with other such rows, as identical rows share an all-columns key), else every
+    /// non-null column of a key-able type, else every key-able column.
     private func inferredKey(_ table: CatalogTable, _ properties: [EntityProperty]) -> [String] {
         let byName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         if let unique = table.uniqueKeys.first(where: { $0.allSatisfy { byName[$0].map { !$0.isNullable } ?? false } }) {
             return unique
         }
+        if let unique = table.uniqueKeys.first(where: { $0.allSatisfy { byName[$0]?.type.canBeKey ?? false } }) {
+            return unique
+        }
         let keyable = properties.filter(\.type.canBeKey)
         let nonNull = keyable.filter { !$0.isNullable }
         return (nonNull.isEmpty ? keyable : nonNull).map(\.name)
+    }
+
+    /// Says once per load which key a view or a table without primary key was given, and, when it
+    /// is every column rather than a unique index, how to declare a better one.
+    private func logInferredKey(_ table: CatalogTable, key: [String]) {
+        let kind = table.isView ? "view" : "table without primary key"
+        if table.uniqueKeys.contains(key) {
+            logger.info("Key of \(kind) \(table.name) is its unique index (\(key.joined(separator: ", ")))", metadata: meta(table.name))
+        } else {
+            logger.notice("""
+                Key of \(kind) \(table.name) is all of its columns (\(key.joined(separator: ", "))), so its entity URIs name every \
+                value; declare a key for \(table.name) in its model file (see docs/SERVICES.md, "Keys of views and tables \
+                without primary key")
+                """, metadata: meta(table.name))
+        }
     }
 
     private struct PendingNavigation {
