@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import PostgresNIO
+import StrataSQL
 @testable import StrataCore
 @testable import StrataServer
 import Testing
@@ -95,10 +96,20 @@ struct SystemDatabaseTests {
                 ? .postgres(setup.location(setup.systemDatabase))
                 : .sqliteFile(path: FileManager.default.temporaryDirectory.appendingPathComponent("strata-system-\(UUID().uuidString.prefix(8)).sqlite").path)
             try await Self.addTester(system)
-            let configuration = Self.configuration(setup, system: system)
-            let app = try await buildApplication(configuration, logger: TestDatabases.logger)
+            var configuration = Self.configuration(setup, system: system)
+            configuration.logLevel = .info
+            let capture = LogCapture()
+            let app = try await buildApplication(configuration, logger: Logger(label: "strata-test") { _ in capture })
             defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
             try await app.test(.router) { base in
+                // One line at start says where Strata's own tables are.
+                let place = switch system {
+                case .postgres: "the schema strata_system of the PostgreSQL database \(setup.systemDatabase)"
+                case .sqliteFile(let path): "the SQLite file \(path)"
+                }
+                #expect(capture.lines.filter { $0.contains("Strata's own tables") }.count == 1)
+                #expect(capture.lines.contains { $0.contains("Strata's own tables (accounts, grants, settings) are in \(place)") },
+                        "\(capture.lines.filter { $0.contains("own tables") })")
                 let client = AdministratorTestClient(base: base)
                 let items = try await client.get("/shop/Item?$orderby=itemID")
                 #expect(items.status == .ok, "\(items.text.prefix(300))")
@@ -141,8 +152,10 @@ struct SystemDatabaseTests {
     func refusedAtStart() async throws {
         try await PostgresSlots.run(.postgres) {
             let setup = try await ReadOnlySetup.make()
-            let configuration = Self.configuration(setup, system: nil)
-            let app = try await buildApplication(configuration, logger: TestDatabases.logger)
+            var configuration = Self.configuration(setup, system: nil)
+            configuration.logLevel = .info
+            let capture = LogCapture()
+            let app = try await buildApplication(configuration, logger: Logger(label: "strata-test") { _ in capture })
             defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
             var failure = ""
             do {
@@ -152,6 +165,18 @@ struct SystemDatabaseTests {
             }
             #expect(failure.contains("--system-database") && failure.contains(setup.served), "\(failure)")
             #expect(try await setup.schemas().contains("strata_system") == false)
+
+            // The served database's owner may create the schema: it is created, and the log says where.
+            try await TestDatabases.withAdminClient(setup.endpoint, database: "postgres") { client in
+                _ = try await client.query(PostgresQuery(unsafeSQL: "GRANT CREATE ON DATABASE \(setup.served) TO \(setup.role)"))
+            }
+            let again = try await buildApplication(configuration, logger: Logger(label: "strata-test") { _ in capture })
+            try await again.test(.router) { _ in }
+            #expect(try await setup.schemas().contains("strata_system"))
+            #expect(capture.lines.contains {
+                $0.hasPrefix("notice Created the schema strata_system of the PostgreSQL database \(setup.served) for Strata's own tables")
+                    && $0.contains("--system-database keeps them elsewhere")
+            }, "\(capture.lines.filter { $0.contains("own tables") })")
         }
     }
 
