@@ -26,7 +26,9 @@ struct WriteValidationTests {
                 (#"{"firstName":"Ann","lastName":"Lee","personID":"1e3"}"#, "personID"),
                 (#"{"firstName":"Ann","lastName":"Lee","personID":3000000000}"#, "personID"),
                 (#"{"firstName":"Ann","lastName":"Lee","PersonCar":[{"carID":"x"}]}"#, "carID"),
-                (#"{"firstName":"Ann","lastName":"Lee","PersonCar":[{"personCarID":5}]}"#, "carID"),
+                (#"{"firstName":"Ann","lastName":"Lee","PersonCar":[{}]}"#, "carID"),
+                // The database assigns the key of every entity a deep insert creates.
+                (#"{"firstName":"Ann","lastName":"Lee","PersonCar":[{"personCarID":5,"carID":1}]}"#, "personCarID of Person/PersonCar[0] is assigned by the database"),
             ]
             for (body, mentions) in cases {
                 try await client.expectRefused(.badRequest, unchanged: Self.people + ["/cardealer/PersonCar/$count"], messageContains: mentions) {
