@@ -8,7 +8,8 @@ struct ServiceCommand: AsyncParsableCommand {
         commandName: "service",
         abstract: "Show or change the settings of each service.",
         discussion: """
-            Settings live in Strata's system database (the same --data or --database as `strata serve`). \
+            Settings live in Strata's system database (the same --data, --database or --system-database as \
+            `strata serve`). \
             A running server applies them when it starts next; `PUT /admin/services` changes them and \
             applies them at once. Anonymous access is set with `strata grant anonymous`.
             """,

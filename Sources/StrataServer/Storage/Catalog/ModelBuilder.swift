@@ -96,16 +96,16 @@ struct ModelBuilder {
     }
 
     /// Says once per load which key a view or a table without primary key was given, and, when it
-    /// is every column rather than a unique index, how to declare a better one.
+    /// is its columns rather than a unique index, how to declare a better one.
     private func logInferredKey(_ table: CatalogTable, key: [String]) {
         let kind = table.isView ? "view" : "table without primary key"
         if table.uniqueKeys.contains(key) {
             logger.info("Key of \(kind) \(table.name) is its unique index (\(key.joined(separator: ", ")))", metadata: meta(table.name))
         } else {
             logger.notice("""
-                Key of \(kind) \(table.name) is all of its columns (\(key.joined(separator: ", "))), so its entity URIs name every \
-                value; declare a key for \(table.name) in its model file (see docs/SERVICES.md, "Keys of views and tables \
-                without primary key")
+                Key of \(kind) \(table.name) is its columns (\(key.joined(separator: ", "))), for want of a unique index, so \
+                its entity URIs name all their values; declare a key for \(table.name) in its model file (see \
+                docs/SERVICES.md, "Keys of views and tables without primary key")
                 """, metadata: meta(table.name))
         }
     }
