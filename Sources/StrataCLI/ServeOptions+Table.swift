@@ -8,7 +8,7 @@ import StrataServer
 /// The table of `strata serve`'s options, in the order of `--help` and the README.
 extension ServeOptions {
     static let table: [any ServeOptionRow] = [
-        demoOption, host, port, data, database, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
+        demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
         maxBlobSize, logLevel, tokenLifetime, passwordHashCost, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
         maxExpandDepth, maxExpandWidth, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, headerTimeout,
         idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, shutdownGrace,
@@ -46,6 +46,18 @@ extension ServeOptions {
         apply: { value, setup in
             do {
                 setup.configuration.database = try DatabaseLocation.parse(value)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+
+    static let systemDatabase: ServeOption<String> = ServeOption(
+        flag: "system-database", valueName: "URL", variable: "STRATA_SYSTEM_DATABASE", defaultValue: .described("beside the services"),
+        summary: "where Strata keeps its own tables (accounts, grants, settings, blob names): a SQLite file, or `postgres://…` (schema `strata_system`); by default `DIR/strata_system.sqlite`, or the schema `strata_system` that Strata creates in the `--database` it serves",
+        given: { $0.systemDatabase }, parse: { $0 },
+        apply: { value, setup in
+            do {
+                setup.configuration.systemDatabase = try DatabaseLocation.parse(value, option: "--system-database")
             } catch {
                 throw ValidationError("\(error)")
             }

@@ -11,6 +11,7 @@ struct ServeOptions: ParsableArguments {
     @Option(name: Self.port.name, help: Self.port.help) var port: Int?
     @Option(name: Self.data.name, help: Self.data.help) var data: String?
     @Option(name: Self.database.name, help: Self.database.help) var database: String?
+    @Option(name: Self.systemDatabase.name, help: Self.systemDatabase.help) var systemDatabase: String?
     @Option(name: Self.databaseConnections.name, help: Self.databaseConnections.help) var databaseConnections: Int?
     @Option(name: Self.eventLoops.name, help: Self.eventLoops.help) var eventLoops: Int?
     @Option(name: Self.publicURL.name, help: Self.publicURL.help) var publicURL: String?

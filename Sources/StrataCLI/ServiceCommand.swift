@@ -9,7 +9,8 @@ struct ServiceCommand: AsyncParsableCommand {
         commandName: "service",
         abstract: "Show or change the settings of each service.",
         discussion: """
-            Settings live in Strata's system database (the same --data or --database as `strata serve`). \
+            Settings live in Strata's system database (the same --data, --database or --system-database as \
+            `strata serve`). \
             A running server applies them when it starts next; `PUT /admin/services` changes them and \
             applies them at once. Anonymous access is set with `strata grant anonymous`.
             """,
@@ -19,7 +20,7 @@ struct ServiceCommand: AsyncParsableCommand {
     static func describe(_ settings: ServiceSettings) -> String {
         let timeout = settings.statementTimeoutMilliseconds.map { $0 == 0 ? "none" : DurationText.format(.milliseconds($0)) }
         return "page size \(settings.pageSize.map(String.init) ?? "server default"), If-Match \(settings.requireIfMatch ? "required" : "optional"), "
-            + "statement timeout \(timeout ?? "server default")"
+            + "statement timeout \(timeout ?? "server default"), generated keys \(settings.allowClientKeys ? "may be given by clients" : "assigned by the database only")"
     }
 
     struct List: AsyncParsableCommand {
@@ -37,12 +38,13 @@ struct ServiceCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a service's page size, If-Match requirement or statement timeout.",
+            abstract: "Change a service's page size, If-Match requirement, statement timeout or client keys.",
             discussion: """
                 Examples:
                   strata service set cardealer --page-size 200
                   strata service set cardealer --page-size default --require-if-match true
                   strata service set hockey --statement-timeout 30s
+                  strata service set ledger --allow-client-keys true
                 """)
 
         @Argument(help: "The service.") var name: String
@@ -52,11 +54,13 @@ struct ServiceCommand: AsyncParsableCommand {
         var requireIfMatch: Bool?
         @Option(help: "The longest one SQL statement of the service may run (500ms, 30s, 2m; 0 for no limit), or 'default' for the server's --statement-timeout.")
         var statementTimeout: String?
+        @Option(help: "Whether inserts may give values for keys the database generates (identity, serial, autoincrement; true or false). Off, such values are refused with 400; on, PostgreSQL's sequence is moved past each given key.")
+        var allowClientKeys: Bool?
         @OptionGroup var storage: StorageOptions
 
         func validate() throws {
-            guard pageSize != nil || requireIfMatch != nil || statementTimeout != nil else {
-                throw ValidationError("give --page-size, --require-if-match, --statement-timeout or several")
+            guard pageSize != nil || requireIfMatch != nil || statementTimeout != nil || allowClientKeys != nil else {
+                throw ValidationError("give --page-size, --require-if-match, --statement-timeout, --allow-client-keys or several")
             }
         }
 
@@ -76,8 +80,9 @@ struct ServiceCommand: AsyncParsableCommand {
                 timeout = statementTimeout == "default" ? .serverDefault
                     : .value(Int(try DurationText.parse(statementTimeout, option: "--statement-timeout") / .milliseconds(1)))
             }
-            let result = try await storage.administer { [name, setting, requireIfMatch, timeout] in
-                try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch, statementTimeout: timeout)
+            let result = try await storage.administer { [name, setting, requireIfMatch, timeout, allowClientKeys] in
+                try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch, statementTimeout: timeout,
+                                              allowClientKeys: allowClientKeys)
             }
             print("\(name): \(ServiceCommand.describe(result)). A running server applies it at its next start.")
         }

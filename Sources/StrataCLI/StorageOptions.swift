@@ -10,12 +10,15 @@ import StrataServer
 struct StorageOptions: ParsableArguments {
     @Option(name: ServeOptions.data.name, help: ServeOptions.data.help) var data: String?
     @Option(name: ServeOptions.database.name, help: ServeOptions.database.help) var database: String?
+    @Option(name: ServeOptions.systemDatabase.name, help: ServeOptions.systemDatabase.help) var systemDatabase: String?
 
-    /// The configuration these options (and `STRATA_DATA`, `STRATA_DATABASE`, `STRATA_PASSWORD_HASH_COST`) describe.
+    /// The configuration these options (and `STRATA_DATA`, `STRATA_DATABASE`, `STRATA_SYSTEM_DATABASE`,
+    /// `STRATA_PASSWORD_HASH_COST`) describe.
     func configuration(environment: [String: String]) throws -> StrataConfiguration {
         var setup = ServeSetup()
         try ServeOptions.data.resolve(given: data, environment: environment, into: &setup)
         try ServeOptions.database.resolve(given: database, environment: environment, into: &setup)
+        try ServeOptions.systemDatabase.resolve(given: systemDatabase, environment: environment, into: &setup)
         try ServeOptions.passwordHashCost.resolve(given: nil, environment: environment, into: &setup)
         return setup.configuration
     }

@@ -165,10 +165,14 @@ struct DataTableChangesTests {
             #expect(readOnly.result("ro")?.status == .failed)
             #expect(readOnly.result("ro")?.message?.contains("read-only") == true)
             #expect(try await client.row("Person", key: "personID", 1)?["firstName"] == .string("Bob"))
-            // A chosen (not temporary) key is stored as given.
-            let chosen = try await client.apply(DataTableDelta(changes: [
-                DataTableChange(id: "c", table: "Counters", kind: .insert, key: ["counterID": .int32(77)], values: ["name": .string("chosen")]),
-            ]), service: LedgerService.name)
+            // A chosen (not temporary) generated key is refused, unless the service allows client keys;
+            // then it is stored as given.
+            let change = DataTableChange(id: "c", table: "Counters", kind: .insert, key: ["counterID": .int32(77)], values: ["name": .string("chosen")])
+            let refusedKey = try await client.apply(DataTableDelta(changes: [change]), service: LedgerService.name)
+            #expect(refusedKey.result("c")?.status == .failed)
+            #expect(refusedKey.result("c")?.message?.contains("counterID") == true, "\(refusedKey.result("c")?.message ?? "")")
+            try await GeneratedKeyTests.allowClientKeys(client, LedgerService.name)
+            let chosen = try await client.apply(DataTableDelta(changes: [change]), service: LedgerService.name)
             #expect(chosen.result("c")?.row?["counterID"] == .int32(77))
             #expect(chosen.result("c")?.row?["value"] == .int32(0), "the column default is in the stored row")
             #expect(chosen.keys.isEmpty)

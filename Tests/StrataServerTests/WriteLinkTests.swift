@@ -114,7 +114,7 @@ struct WriteLinkTests {
                 try await client.post("/cardealer/Person", #"{"firstName":"A","lastName":"B","PersonCar":[{"Car":{"make":"Volvo","model":"240"}},{"Car":{"__metadata":{"uri":"Car(999999)"}}}]}"#)
             }
             try await client.expectRefused(.conflict, unchanged: state) {
-                try await client.post("/cardealer/Person", #"{"firstName":"A","lastName":"B","PersonCar":[{"__metadata":{"uri":"PersonCar(4)"}},{"personCarID":4,"carID":5}]}"#)
+                try await client.post("/cardealer/Person", #"{"firstName":"A","lastName":"B","PersonCar":[{"__metadata":{"uri":"PersonCar(4)"}},{"carID":999999}]}"#)
             }
             try await client.expectRefused(.badRequest, unchanged: state) {
                 try await client.post("/cardealer/Person", #"{"firstName":"A","lastName":"B","PersonCar":{"carID":5}}"#)

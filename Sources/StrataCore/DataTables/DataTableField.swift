@@ -15,7 +15,8 @@ public struct DataTableField: Sendable, Hashable {
     /// The field is part of the table's key.
     public var key: Bool
     /// The field cannot be changed through the data table (a computed query column, a read-only
-    /// table or a server-generated value).
+    /// table or a server-generated value; a generated key is not read-only where the service lets
+    /// clients choose such keys, and then an insert may give it).
     public var readOnly: Bool
     /// The database produces the value on insert (autoincrement or identity); inserts may leave it
     /// out or send a temporary negative key in its place.

@@ -123,13 +123,14 @@ enum AdminJSON {
         return bool
     }
 
-    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false,"statementTimeout":30.0}}`; null is the server's setting.
+    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false,"statementTimeout":30.0,"allowClientKeys":false}}`; null is the server's setting.
     static func services(_ settings: [String: ServiceSettings]) -> [UInt8] {
         object(settings.sorted { $0.key < $1.key }.map { name, settings in
             (name, .object(JSONObject([
                 (key: "pageSize", value: settings.pageSize.map { .number(String($0)) } ?? .null),
                 (key: "requireIfMatch", value: .bool(settings.requireIfMatch)),
                 (key: "statementTimeout", value: settings.statementTimeoutMilliseconds.map { .number(String(Double($0) / 1000)) } ?? .null),
+                (key: "allowClientKeys", value: .bool(settings.allowClientKeys)),
             ])))
         })
     }

@@ -4,7 +4,7 @@ import StrataCore
 import StrataSQL
 
 extension Administration {
-    /// Opens the system database of a configuration (`--data`, `--database`) for the duration of
+    /// Opens the system database of a configuration (`--data`, `--database`, `--system-database`) for the duration of
     /// `body`: what the CLI's `user`, `grant`, `revoke` and `issuer` commands work on.
     ///
     /// It may run while a server uses the same data: on SQLite both open the files in WAL mode and
@@ -17,7 +17,7 @@ extension Administration {
         _ body: @Sendable (Administration) async throws -> T
     ) async throws -> T {
         try await DetachedStore.with(directory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
-                                     database: configuration.database, logger: logger) { store in
+                                     database: configuration.database, system: configuration.systemDatabase, logger: logger) { store in
             try await run(store, configuration, logger, body)
         }
     }

@@ -23,12 +23,13 @@ extension Administration {
     /// The longest statement timeout a service may be given, in milliseconds (a day); 0 is no limit.
     public static let maximumStatementTimeout = 86_400_000
 
-    /// Changes a service's page size, whether its updates must carry `If-Match`, and its statement
-    /// timeout (milliseconds, 0 for none); what is nil stays as it is. A running server reads service
-    /// settings when it (re)loads its services.
+    /// Changes a service's page size, whether its updates must carry `If-Match`, its statement
+    /// timeout (milliseconds, 0 for none), and whether inserts may give keys the database generates
+    /// (``ServiceSettings/allowClientKeys``); what is nil stays as it is. A running server reads
+    /// service settings when it (re)loads its services.
     @discardableResult
     public func configureService(_ service: String, pageSize: PageSizeSetting? = nil, requireIfMatch: Bool? = nil,
-                                 statementTimeout: SettingChange<Int>? = nil) async throws -> ServiceSettings {
+                                 statementTimeout: SettingChange<Int>? = nil, allowClientKeys: Bool? = nil) async throws -> ServiceSettings {
         _ = try await requireModel(service)
         if case .value(let rows) = pageSize, !(1...Self.maximumPageSize).contains(rows) {
             throw ODataError.badRequest("A page size is between 1 and \(Self.maximumPageSize) rows, not \(rows).")
@@ -48,6 +49,7 @@ extension Administration {
             case nil: break
             }
             if let requireIfMatch { settings.requireIfMatch = requireIfMatch }
+            if let allowClientKeys { settings.allowClientKeys = allowClientKeys }
         }
     }
 }

@@ -38,12 +38,20 @@ private func makeApplication(_ configuration: StrataConfiguration, logger: Logge
     var services: [any Service] = []
     let store: any ServiceStore
     let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+    var system: SystemPlacement?
+    if let location = configuration.systemDatabase {
+        let opened = try await SystemPlacement.open(location, connections: max(2, configuration.databaseConnections / 2),
+                                                    connectionWait: configuration.databaseConnectionWait, logger: logger)
+        system = opened.placement
+        if let pool = opened.pool { services.append(pool) }
+    }
     switch configuration.database {
     case nil:
-        store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: metrics.statementCounter, logger: logger)
+        store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: metrics.statementCounter, logger: logger,
+                                                  system: system)
     case .sqliteFile(let path):
         store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: URL(fileURLWithPath: path),
-                                                  counter: metrics.statementCounter, logger: logger)
+                                                  counter: metrics.statementCounter, logger: logger, system: system)
     case .postgres(let location):
         let pool = PostgresPool(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections), logger: logger)
         services.append(pool)
@@ -51,7 +59,7 @@ private func makeApplication(_ configuration: StrataConfiguration, logger: Logge
         store = PostgresServiceStore(pool: pool, counter: metrics.statementCounter, logger: logger,
                                      connectionWait: configuration.databaseConnectionWait, control: control,
                                      // Two connections always free for key lookups, writes and sign-ins.
-                                     scanLimit: max(1, configuration.databaseConnections - 2))
+                                     scanLimit: max(1, configuration.databaseConnections - 2), system: system)
     }
     let auth = try await AuthServices.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),

@@ -50,9 +50,8 @@ struct ChangeApplier: Sendable {
                 values[name] = keyValue
             }
         }
-        for name in values.keys where type.property(named: name)?.isServerGenerated == true && !type.keyNames.contains(name) {
-            throw ODataError.badRequest("\(path) sets \(name), which the database generates.")
-        }
+        try GeneratedValues.checkInsert(type, values: &values, allowClientKeys: service.settings.allowClientKeys, path: path,
+                                        temporaryKeys: true)
         try RequiredProperties.check(type, values: values, supplied: [], path: path)
         let ordered = type.properties.compactMap { property in values[property.name].map { (column: property.name, value: $0) } }
         let row = try await writer.insert(into: set, type: type, values: ordered)

@@ -33,7 +33,7 @@ struct ChangesOperation: Sendable {
         } catch {
             throw error.odataError
         }
-        let ordered = try TemporaryKeys.ordered(delta.changes, model: model)
+        let ordered = try TemporaryKeys.ordered(TemporaryKeys.placeholdersAsKeys(delta.changes, model: model), model: model)
         let rights = await authorize(ordered)
         let outcome: (results: [String: DataTableChangeResult], keys: TemporaryKeys)
         switch delta.mode {

@@ -40,7 +40,7 @@ struct SQLQueryOperation: Sendable {
         guard result.rows.count <= limit else {
             throw ODataError.badRequest("The query returns more than \(limit) rows; add LIMIT and OFFSET to read it in parts, or read whole tables through $tables, which streams.")
         }
-        let described = TableFields.fields(for: checked, model: model)
+        let described = TableFields.fields(for: checked, model: model, allowClientKeys: call.service.settings.allowClientKeys)
         let table = CompactTable(name: described.name, fields: described.fields, rows: result.rows)
         return ODataResponse.json(table.jsonBytes, version: nil, headRequest: call.isHead)
     }

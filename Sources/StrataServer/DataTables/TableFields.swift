@@ -8,11 +8,14 @@ enum TableFields {
     ///
     /// `required` means the column cannot hold null. `readOnly` marks what a change may never set:
     /// every column of a read-only set (a view, a table without key) and server-generated columns
-    /// (a temporary key stands in for those on insert).
-    static func field(_ property: EntityProperty, of type: EntityType, in set: EntitySet) -> DataTableField {
+    /// (a temporary key stands in for those on insert), except generated keys of a service that lets
+    /// clients choose them (``ServiceSettings/allowClientKeys``), which inserts may set — the same
+    /// rule the writes apply (``GeneratedValues``).
+    static func field(_ property: EntityProperty, of type: EntityType, in set: EntitySet, allowClientKeys: Bool) -> DataTableField {
         DataTableField(
             name: property.name, type: property.type, size: property.maxLength, required: !property.isNullable,
-            key: type.keyNames.contains(property.name), readOnly: set.isReadOnly || property.isServerGenerated,
+            key: type.keyNames.contains(property.name),
+            readOnly: set.isReadOnly || !GeneratedValues.acceptsClientValue(property, of: type, allowClientKeys: allowClientKeys),
             serverGenerated: property.isServerGenerated)
     }
 
@@ -23,7 +26,7 @@ enum TableFields {
     /// that is a plain reference to a column of that table, under that column's name, describes
     /// itself as that column; every other column (expressions, aliases, joined or aggregated
     /// results) is read-only.
-    static func fields(for statement: SQLCheckedStatement, model: ServiceModel) -> (name: String, fields: [DataTableField]) {
+    static func fields(for statement: SQLCheckedStatement, model: ServiceModel, allowClientKeys: Bool) -> (name: String, fields: [DataTableField]) {
         let tableNames = Set(statement.tables.map(\.table))
         let single = tableNames.count == 1 ? statement.tables.first?.table : nil
         let set = single.flatMap { model.entitySet(named: $0) }
@@ -37,7 +40,7 @@ enum TableFields {
         let fields = statement.columns.map { column -> DataTableField in
             if editable, let set, let type, let source = column.source, source.column == column.name,
                let property = type.property(named: source.column), property.type == column.type {
-                return field(property, of: type, in: set)
+                return field(property, of: type, in: set, allowClientKeys: allowClientKeys)
             }
             return DataTableField(name: column.name, type: column.type, readOnly: true)
         }

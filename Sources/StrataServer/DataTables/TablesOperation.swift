@@ -67,8 +67,9 @@ struct TablesOperation: Sendable {
         // The plan reads whole rows (ETags need them); the table keeps what $select names and the key.
         let written = Set(plan.shape.writtenProperties).union(plan.shape.keyPositions)
         let positions = plan.columns.indices.filter(written.contains)
-        return CompactTableStream.Table(name: set.name, fields: positions.map { TableFields.field(plan.columns[$0], of: type, in: set) },
-                                        positions: positions, reader: reader, top: bound.top, skip: bound.skip ?? 0)
+        let allowClientKeys = call.service.settings.allowClientKeys
+        let fields = positions.map { TableFields.field(plan.columns[$0], of: type, in: set, allowClientKeys: allowClientKeys) }
+        return CompactTableStream.Table(name: set.name, fields: fields, positions: positions, reader: reader, top: bound.top, skip: bound.skip ?? 0)
     }
 
     /// The `names` option: table names separated by commas, each once.

@@ -28,6 +28,26 @@ struct TemporaryKeys: Sendable {
         return isTemporary ? values.compactMap { $0 } : nil
     }
 
+    /// Inserts that give a negative value for a generated key among their values, rather than in
+    /// their key, give it as their temporary key: the value is a placeholder the server replaces,
+    /// not a key the client chose (which the service may refuse, see ``GeneratedValues``).
+    static func placeholdersAsKeys(_ changes: [DataTableChange], model: ServiceModel) -> [DataTableChange] {
+        changes.map { change in
+            guard change.kind == .insert, let set = model.entitySet(named: change.table) else { return change }
+            let type = model.entityType(of: set)
+            let placeholder = type.keyProperties.contains { property in
+                property.isServerGenerated && change.key[property.name] == nil
+                    && (change.values[property.name]?.integerValue ?? 0) < 0
+            }
+            guard placeholder else { return change }
+            var change = change
+            for name in type.keyNames where change.key[name] == nil {
+                change.key[name] = change.values[name]
+            }
+            return change
+        }
+    }
+
     /// Records the key an insert with a temporary key was given.
     mutating func record(_ change: DataTableChange, type: EntityType, stored: DataTableValues) {
         guard let temporary = Self.temporaryKey(of: change, type: type) else { return }

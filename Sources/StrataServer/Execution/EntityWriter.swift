@@ -59,6 +59,7 @@ struct EntityWriter: Sendable {
         guard let row = rows.rows.first else {
             throw StorageError.failed("INSERT INTO \(set.name) returned no row")
         }
+        try await advanceSequences(of: set, type: type, values: values)
         return row
     }
 

@@ -76,7 +76,9 @@ struct ExpansionLoader: Sendable {
         if let filter = plan.rowFilter {
             query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: plan.set, type: plan.type))
         }
-        query.orderBy = plan.type.keyNames.map { OrderTerm(expression: column($0), descending: false, canBeNull: false) }
+        query.orderBy = plan.type.keyProperties.map {
+            OrderTerm(expression: column($0.name), descending: false, canBeNull: $0.isNullable)
+        }
         return query
     }
 }

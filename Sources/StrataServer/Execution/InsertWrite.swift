@@ -53,6 +53,7 @@ struct InsertWrite: PreparedWrite {
         }
         var supplied = supplied
         var values = payload.values
+        try GeneratedValues.checkInsert(type, values: &values, allowClientKeys: operation.call.service.settings.allowClientKeys, path: path)
         var relations: [Relation] = []
         for (name, content) in payload.navigations {
             guard let navigation = type.navigationProperty(named: name), let targetSet = model.entitySet(named: navigation.targetSet) else { continue }

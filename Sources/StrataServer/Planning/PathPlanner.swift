@@ -48,7 +48,10 @@ struct PathPlanner {
     }
 
     func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLTerm {
-        .and(zip(type.keyNames, values).map { .equals(column(alias, $0, of: type), .value($1)) })
+        // A null names the rows whose inferred key holds a null there (see ModelBuilder).
+        .and(zip(type.keyNames, values).map {
+            $1.isNull ? .isNull(column(alias, $0, of: type), negated: false) : .equals(column(alias, $0, of: type), .value($1))
+        })
     }
 
     /// `alias."column"` for a property of `type`, by its database name.

@@ -56,7 +56,7 @@ struct ReadPlanner {
         var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
         sortKeys += target.type.keyProperties.map {
             SortKey(expression: .column(alias: PathPlanner.targetAlias, name: storage.column($0.name, of: target.type)), descending: false,
-                    type: $0.type, canBeNull: false)
+                    type: $0.type, canBeNull: $0.isNullable)
         }
         let shape: EntityShape
         if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,

@@ -144,7 +144,9 @@ enum PropertyFacets {
     static func check(_ value: ODataValue, against property: EntityProperty, path: String) throws(ODataError) {
         switch value {
         case .null:
-            guard property.isNullable else {
+            // A null for a generated column asks for the database's value: inserts leave the
+            // column out, updates refuse to change it (GeneratedValues).
+            guard property.isNullable || property.isServerGenerated else {
                 throw .badRequest("The property \(property.name) of \(path) cannot be null.")
             }
         case .string(let text):

@@ -136,7 +136,11 @@ struct PathResolver {
     }
 
     private func convert(_ value: ODataValue, to property: EntityProperty) throws(ODataError) -> ODataValue {
-        guard !value.isNull else { throw .badRequest("The key property \(property.name) cannot be null.") }
+        if value.isNull {
+            // Only an inferred key of a view or a table without primary key can hold a null (see ModelBuilder).
+            guard property.isNullable else { throw .badRequest("The key property \(property.name) cannot be null.") }
+            return value
+        }
         guard let converted = value.converted(to: property.type) else {
             throw .badRequest("The key value \(value) does not fit \(property.name), which is \(property.type.rawValue).")
         }

@@ -59,7 +59,7 @@ struct ODataEndpoint: Sendable {
             context?.setRoute("odata.metadata")
             try requireRead(call)
             try await authorizer.authorizeService()
-            return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model).utf8),
+            return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model, allowClientKeys: call.service.settings.allowClientKeys).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)
         }

@@ -10,6 +10,11 @@ public struct StrataConfiguration: Sendable {
     public var dataDirectory: String
     /// Where services live; nil means one SQLite file per service in ``dataDirectory``.
     public var database: DatabaseLocation?
+    /// Where Strata's own tables (accounts, grants, service settings, blob names) live: a SQLite file,
+    /// or a PostgreSQL database (in its schema `strata_system`). nil keeps them beside the services:
+    /// `strata_system.sqlite` in ``dataDirectory``, or the schema `strata_system` of ``database``,
+    /// which a read-only role serving someone else's database cannot create.
+    public var systemDatabase: DatabaseLocation?
     /// What the server creates in its data when it starts, before it reads the catalogs, in order:
     /// the demo (`strata serve --demo`, from StrataDemo) or nothing.
     package var provisioners: [any StartupProvisioner] = []

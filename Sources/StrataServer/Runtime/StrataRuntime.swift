@@ -58,7 +58,8 @@ final class StrataRuntime: Sendable {
 
     /// Prepares the system database, runs the configuration's provisioners, and loads every catalog.
     func start() async throws {
-        try await system.migrate(logger: logger)
+        let created = try await system.migrate(logger: logger)
+        await announceSystemPlace(created: created)
         try await blobs.start()
         if !configuration.provisioners.isEmpty {
             let accounts = auth.map { auth in
@@ -72,6 +73,18 @@ final class StrataRuntime: Sendable {
         }
         let report = try await reloadServices()
         if let (_, error) = report.refused.min(by: { $0.key < $1.key }) { throw error }
+    }
+
+    /// One line at start saying where Strata's own tables are: a server given someone else's
+    /// PostgreSQL database adds a schema to it, which its owner should hear of.
+    private func announceSystemPlace(created: Bool) async {
+        let place = (try? await system.place()) ?? "the system database"
+        if created {
+            let elsewhere = configuration.systemDatabase == nil ? " (--system-database keeps them elsewhere)" : ""
+            logger.notice("Created \(place) for Strata's own tables (accounts, grants, settings)\(elsewhere)")
+        } else {
+            logger.info("Strata's own tables (accounts, grants, settings) are in \(place)")
+        }
     }
 
     /// Discovers services and reads their catalogs and model files again (after a schema change or

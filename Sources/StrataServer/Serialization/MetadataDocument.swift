@@ -9,15 +9,18 @@ enum MetadataDocument {
     /// CSDL 2.0: needed because foreign key columns appear as properties in referential constraints.
     static let csdlNamespace = "http://schemas.microsoft.com/ado/2008/09/edm"
     static let annotationNamespace = "http://schemas.microsoft.com/ado/2009/02/edm/annotation"
+    /// SAP's OData V2 annotations, which V2 clients (SAPUI5 and others) read to know what a write may set.
+    static let sapNamespace = "http://www.sap.com/Protocols/SAPData"
 
-    static func xml(for model: ServiceModel) -> String {
+    /// - Parameter allowClientKeys: the service lets inserts give generated keys (``ServiceSettings/allowClientKeys``).
+    static func xml(for model: ServiceModel, allowClientKeys: Bool = false) -> String {
         var xml = XMLWriter()
         xml.start("edmx:Edmx", [("Version", "1.0"), ("xmlns:edmx", edmxNamespace)])
         xml.start("edmx:DataServices", [("xmlns:m", metadataNamespace), ("m:DataServiceVersion", "2.0")])
         xml.start("Schema", [("Namespace", model.namespace), ("xmlns:d", dataNamespace), ("xmlns:m", metadataNamespace),
-                             ("xmlns:annotation", annotationNamespace), ("xmlns", csdlNamespace)])
+                             ("xmlns:annotation", annotationNamespace), ("xmlns:sap", sapNamespace), ("xmlns", csdlNamespace)])
         for type in model.entityTypes {
-            writeEntityType(type, into: &xml)
+            writeEntityType(type, allowClientKeys: allowClientKeys, into: &xml)
         }
         for association in model.associations {
             writeAssociation(association, into: &xml)
@@ -44,13 +47,15 @@ enum MetadataDocument {
         String(qualifiedType.split(separator: ".").last ?? Substring(qualifiedType))
     }
 
-    private static func writeEntityType(_ type: EntityType, into xml: inout XMLWriter) {
+    private static func writeEntityType(_ type: EntityType, allowClientKeys: Bool, into xml: inout XMLWriter) {
         xml.start("EntityType", [("Name", type.name)])
         xml.start("Key")
         for key in type.keyNames { xml.empty("PropertyRef", [("Name", key)]) }
         xml.end()
         for property in type.properties {
-            var attributes = [("Name", property.name), ("Type", property.type.rawValue), ("Nullable", property.isNullable ? "true" : "false")]
+            // CSDL wants keys non-nullable; an inferred key of a view may still hold nulls (see ModelBuilder).
+            let nullable = property.isNullable && !type.keyNames.contains(property.name)
+            var attributes = [("Name", property.name), ("Type", property.type.rawValue), ("Nullable", nullable ? "true" : "false")]
             if property.type == .string || property.type == .binary {
                 if let maxLength = property.maxLength { attributes.append(("MaxLength", String(maxLength))) }
                 attributes.append(("FixedLength", property.isFixedLength ? "true" : "false"))
@@ -61,7 +66,13 @@ enum MetadataDocument {
                 if let scale = property.scale { attributes.append(("Scale", String(scale))) }
             }
             if property.isServerGenerated {
+                // The database assigns it when a create leaves it out; whether a create may give it,
+                // and that no update changes it, is what the writes check (GeneratedValues).
                 attributes.append(("annotation:StoreGeneratedPattern", "Identity"))
+                if !GeneratedValues.acceptsClientValue(property, of: type, allowClientKeys: allowClientKeys) {
+                    attributes.append(("sap:creatable", "false"))
+                }
+                attributes.append(("sap:updatable", "false"))
             }
             xml.empty("Property", attributes)
         }

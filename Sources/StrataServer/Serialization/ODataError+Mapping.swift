@@ -19,6 +19,9 @@ extension ODataError {
             switch error {
             case .failed, .unavailable:
                 logger.error("Storage failure", metadata: ["error": .string(error.description)])
+            case .permissionDenied:
+                // The operator's to fix (a read-only role, a read-only file); the caller gets a 403.
+                logger.warning("The database refused a statement", metadata: ["error": .string(error.description)])
             case .timedOut, .cancelled, .shuttingDown:
                 // Limits doing their work, not failures.
                 logger.info("Statement stopped", metadata: ["reason": .string(error.description)])

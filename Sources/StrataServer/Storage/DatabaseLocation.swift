@@ -7,13 +7,14 @@ public enum DatabaseLocation: Sendable, Equatable {
     /// A PostgreSQL database; each schema is a service.
     case postgres(PostgresLocation)
 
-    /// Reads `--database`: a `postgres://user:pass@host:port/db` URL, or a path to a SQLite file.
-    public static func parse(_ text: String) throws -> DatabaseLocation {
+    /// Reads `--database` (or `--system-database`, named by `option` in messages): a
+    /// `postgres://user:pass@host:port/db` URL, or a path to a SQLite file.
+    public static func parse(_ text: String, option: String = "--database") throws -> DatabaseLocation {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             return .postgres(try PostgresLocation(url: text))
         }
         if text.contains("://") {
-            throw ConfigurationError("--database must be a SQLite file path or a postgres:// URL, not \(Self.redacted(text))")
+            throw ConfigurationError("\(option) must be a SQLite file path or a postgres:// URL, not \(Self.redacted(text))")
         }
         return .sqliteFile(path: text)
     }

@@ -20,6 +20,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// The database stopped a statement that ran longer than the statement timeout.
     case timedOut(Duration)
+    /// The database refused the statement to the role or file Strata uses: a read-only role serving
+    /// someone else's database, a read-only SQLite file.
+    case permissionDenied(String)
     /// The server is shutting down and stopped the statement, or refused to start it.
     case shuttingDown
     /// The caller has as many scans running and waiting as it may (``ScanAdmission``).
@@ -35,6 +38,7 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
         case .integerOverflow: return "integer overflow"
         case .cancelled: return "statement cancelled"
         case .timedOut(let limit): return "statement stopped after the statement timeout (\(limit))"
+        case .permissionDenied(let m): return m
         case .shuttingDown: return "statement stopped: the server is shutting down"
         case .overloaded(let limit): return "more than \(limit) scans of one caller at once, and more waiting"
         case .failed(let m): return m
@@ -66,6 +70,11 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
             // A 4xx: the same query would run as long again. The limit is the server's, per service.
             return ODataError(status: 400, code: "StatementTimeout",
                               message: "The query ran longer than this service allows (\(Self.seconds(limit))) and was stopped. Ask for less: add $filter conditions on indexed properties, a smaller $top, or LIMIT.")
+        case .permissionDenied(let message):
+            // The database's own refusal, not the access rules': say it is the server's database
+            // connection that may not do this, so that the caller asks the operator, not for a token.
+            return ODataError(status: 403, code: "Forbidden",
+                              message: "The database refused this to the server (\(message)): the database role or file this service is served with may not do it. Reads may still work; ask the operator for write access.")
         case .overloaded(let limit):
             return ODataError(status: 429, code: "TooManyRequests",
                               message: "This caller has more queries running and waiting than the server runs for one caller at once (\(limit) at a time). Wait for them to finish, or send fewer at once.")

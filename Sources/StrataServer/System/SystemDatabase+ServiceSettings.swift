@@ -13,14 +13,19 @@ public struct ServiceSettings: Sendable, Hashable {
     /// The longest one statement of this service may run, in milliseconds; 0 is no limit, and nil
     /// the server's `--statement-timeout`.
     public var statementTimeoutMilliseconds: Int?
+    /// Inserts may give values for keys the database generates (identity, serial, autoincrement);
+    /// by default they are refused with 400 and the database assigns every such key. See
+    /// `SystemDatabase+ClientKeys.swift`.
+    public var allowClientKeys = false
 
     public init(namespace: String? = nil, title: String? = nil, requireIfMatch: Bool = false, pageSize: Int? = nil,
-                statementTimeoutMilliseconds: Int? = nil) {
+                statementTimeoutMilliseconds: Int? = nil, allowClientKeys: Bool = false) {
         self.namespace = namespace
         self.title = title
         self.requireIfMatch = requireIfMatch
         self.pageSize = pageSize
         self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
+        self.allowClientKeys = allowClientKeys
     }
 
     /// The statement timeout this service's requests run under, given the server's.
@@ -64,10 +69,10 @@ extension SystemDatabase {
     private func serviceSettings(_ connection: any DatabaseConnection) async throws -> [String: ServiceSettings] {
         let rows = try await connection.query(
             """
-                SELECT "service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms" \
-                FROM \(table("service_settings"))
+                SELECT "service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms", \
+                "allow_client_keys" FROM \(table("service_settings"))
                 """,
-            types: [.string, .string, .string, .boolean, .int64, .int64])
+            types: [.string, .string, .string, .boolean, .int64, .int64, .boolean])
         var settings: [String: ServiceSettings] = [:]
         for row in rows.rows {
             guard let service = row[0].stringValue else { continue }
@@ -76,7 +81,7 @@ extension SystemDatabase {
             if case .int64(let milliseconds) = row[5] { timeout = Int(milliseconds) }
             settings[service] = ServiceSettings(namespace: row[1].stringValue, title: row[2].stringValue,
                                                 requireIfMatch: row[3] == .boolean(true), pageSize: pageSize,
-                                                statementTimeoutMilliseconds: timeout)
+                                                statementTimeoutMilliseconds: timeout, allowClientKeys: row[6] == .boolean(true))
         }
         return settings
     }
@@ -101,10 +106,11 @@ extension SystemDatabase {
         let values: [ODataValue] = [
             .string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
             .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null,
-            settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null,
+            settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null, .boolean(settings.allowClientKeys),
         ]
         try await connection.execute("""
-            INSERT INTO \(table("service_settings")) ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms") \
+            INSERT INTO \(table("service_settings")) \
+            ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms", "allow_client_keys") \
             VALUES (\(SQL.binds(values)))
             """)
     }

@@ -23,12 +23,32 @@ struct SystemDatabase: Sendable {
     /// add theirs in their own files and list them here); existing ones never change.
     var migrations: [SystemMigration] {
         serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations + issuerRuleMigrations
+            + clientKeyMigrations
     }
 
-    func migrate(logger: Logger) async throws {
+    /// Creates the system tables, or brings them up to date.
+    ///
+    /// - Returns: whether the PostgreSQL schema of the system tables was created now (it was not
+    ///   there before, so Strata has just added it to the database).
+    @discardableResult
+    func migrate(logger: Logger) async throws -> Bool {
+        var created = false
         if let schema {
-            try await database.transaction { connection in
-                try await connection.execute("CREATE SCHEMA IF NOT EXISTS \(identifier: schema)")
+            created = try await database.transaction { connection in
+                let exists = try await connection.query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = \(bind: .string(schema))")
+                guard exists.rows.isEmpty else { return false }
+                // Asked first: after a refused statement, the transaction answers nothing more.
+                let database = try await connection.query("SELECT current_database()::text", types: [.string]).rows.first?[0].stringValue
+                do {
+                    try await connection.execute("CREATE SCHEMA IF NOT EXISTS \(identifier: schema)")
+                } catch StorageError.permissionDenied(let message) {
+                    throw ConfigurationError("""
+                        Strata keeps its own tables (accounts, grants, settings) in the schema \(schema), and cannot create it in \
+                        the database \(database ?? "it serves") (\(message)). Keep them elsewhere with --system-database \
+                        (a SQLite file or another PostgreSQL database), or let the role create the schema.
+                        """)
+                }
+                return true
             }
         }
         let applied = try await database.transaction { connection -> Set<String> in
@@ -45,6 +65,20 @@ struct SystemDatabase: Sendable {
             }
             logger.info("Applied system migration", metadata: ["migration": .string(migration.id)])
         }
+        return created
+    }
+
+    /// Where the system tables are, for the log line at start: `the schema strata_system of the
+    /// PostgreSQL database shop`, `the SQLite file ./strata-data/strata_system.sqlite`.
+    func place() async throws -> String {
+        if let schema {
+            let rows = try await database.read { connection in
+                try await connection.query("SELECT current_database()::text", types: [.string])
+            }
+            return "the schema \(schema) of the PostgreSQL database \(rows.rows.first?[0].stringValue ?? "?")"
+        }
+        if let file = database as? SQLiteDatabase { return "the SQLite file \(file.path)" }
+        return "the system database"
     }
 }
 

@@ -115,18 +115,26 @@ struct ModelBuilder {
             return names.count == columns.count ? names : nil
         }
         // A key a model file declares counts only where the database has none.
-        var key = mapped(table.primaryKey.isEmpty ? table.declaredKey ?? [] : table.primaryKey) ?? []
+        let primary = mapped(table.primaryKey) ?? []
+        // A key a model file declares counts only where the database has none.
+        var key = primary.isEmpty ? mapped(table.declaredKey ?? []) ?? [] : primary
         if key.isEmpty {
-            key = inferredKey(table.uniqueKeys.compactMap(mapped), properties)
+            let uniqueKeys = table.uniqueKeys.compactMap(mapped)
+            key = inferredKey(uniqueKeys, properties)
+            if !key.isEmpty { logInferredKey(table, key: key, isUniqueIndex: uniqueKeys.contains(key)) }
         }
         guard !key.isEmpty else {
             logger.notice("Table left out: no columns can serve as its key", metadata: meta(table.name))
             return nil
         }
-        // Key properties are never null in OData, whatever the database allows.
-        for index in properties.indices where key.contains(properties[index].name) {
-            properties[index].isNullable = false
+        if !primary.isEmpty {
+            // A primary key is never null in OData, whatever SQLite allows.
+            for index in properties.indices where key.contains(properties[index].name) {
+                properties[index].isNullable = false
+            }
         }
+        // Any other key keeps its columns' nullability, so that filters, ordering and paging read a
+        // null in it as null; `$metadata` still declares keys non-nullable.
         return Candidate(table: table, properties: properties, propertyNames: propertyNames, key: key)
     }
 
@@ -137,9 +145,29 @@ struct ModelBuilder {
         if let unique = uniqueKeys.first(where: { $0.allSatisfy { byName[$0].map { !$0.isNullable } ?? false } }) {
             return unique
         }
+        // A unique index over nullable columns: a row with a null in it shares its key with other
+        // such rows, as identical rows share an all-columns key.
+        if let unique = uniqueKeys.first(where: { $0.allSatisfy { byName[$0]?.type.canBeKey ?? false } }) {
+            return unique
+        }
         let keyable = properties.filter(\.type.canBeKey)
         let nonNull = keyable.filter { !$0.isNullable }
         return (nonNull.isEmpty ? keyable : nonNull).map(\.name)
+    }
+
+    /// Says once per load which key a view or a table without primary key was given, and, when it
+    /// is its columns rather than a unique index, how to declare a better one.
+    private func logInferredKey(_ table: CatalogTable, key: [String], isUniqueIndex: Bool) {
+        let kind = table.isView ? "view" : "table without primary key"
+        if isUniqueIndex {
+            logger.info("Key of \(kind) \(table.name) is its unique index (\(key.joined(separator: ", ")))", metadata: meta(table.name))
+        } else {
+            logger.notice("""
+                Key of \(kind) \(table.name) is its columns (\(key.joined(separator: ", "))), for want of a unique index, so \
+                its entity URIs name all their values; declare a key for \(table.name) in its model file (see \
+                docs/MODEL-FILES.md)
+                """, metadata: meta(table.name))
+        }
     }
 
     private func logRename(_ origin: NameAllocation.Origin, _ databaseName: String, as name: String, metadata: Logger.Metadata) {

@@ -263,6 +263,9 @@ enum PostgresErrorMapping {
             case "428C9":
                 // A value for a GENERATED ALWAYS column: the client's mistake, not the server's.
                 return StorageError.invalidValue(message)
+            case "42501":
+                // insufficient_privilege: the role Strata connects as may not do this (a read-only role).
+                return StorageError.permissionDenied(message)
             case "57014":
                 // PostgreSQL says "canceling statement due to statement timeout" or "… due to user request".
                 if let timeout, message.contains("statement timeout") { return StorageError.timedOut(timeout) }

@@ -3,11 +3,12 @@ import PostgresNIO
 import StrataCore
 import StrataSQL
 
-/// Services as schemas of one PostgreSQL database; Strata's own tables in the schema `strata_system`.
+/// Services as schemas of one PostgreSQL database; Strata's own tables in its schema `strata_system`,
+/// unless they are placed elsewhere (``SystemPlacement``).
 final class PostgresServiceStore: ServiceStore {
     let dialect = SQLDialect.postgres
     let system: any Database
-    let systemSchema: String? = "strata_system"
+    let systemSchema: String?
     private let database: PostgresDatabase
     private let logger: Logger
 
@@ -15,21 +16,25 @@ final class PostgresServiceStore: ServiceStore {
     ///   - control: the connection outside the pool for health checks and cancel requests (the server's);
     ///     without it both borrow pooled connections.
     ///   - scanLimit: how many scans may hold pooled connections at once; keep it below the pool's size.
+    ///   - system: where Strata's own tables are when not in this database (`--system-database`).
     init(pool: PostgresPool, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10),
-         control: PostgresControlConnection? = nil, scanLimit: Int = 8) {
+         control: PostgresControlConnection? = nil, scanLimit: Int = 8, system: SystemPlacement? = nil) {
         let sessions = PostgresSessions(pool: pool, control: control, logger: logger)
         self.database = PostgresDatabase(sessions: sessions, counter: counter, logger: logger,
                                          leaseTimeout: connectionWait, scanLimit: scanLimit)
         // Strata's own statements (access checks on every request) are not the services' SQL that
         // `strata_sql_statements_total` counts, so the system tables use an uncounted view of the pool.
-        self.system = PostgresDatabase(sessions: sessions, counter: .none, logger: logger,
-                                       leaseTimeout: connectionWait, scanLimit: scanLimit)
+        self.system = system?.database ?? PostgresDatabase(sessions: sessions, counter: .none, logger: logger,
+                                                           leaseTimeout: connectionWait, scanLimit: scanLimit)
+        self.systemSchema = system == nil ? SystemPlacement.postgresSchema : system?.schema
         self.logger = logger
     }
 
     /// A store on a client its caller runs (the command line, tests).
-    convenience init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10)) {
-        self.init(pool: PostgresPool(fixed: client, logger: logger), counter: counter, logger: logger, connectionWait: connectionWait)
+    convenience init(client: PostgresClient, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10),
+                     system: SystemPlacement? = nil) {
+        self.init(pool: PostgresPool(fixed: client, logger: logger), counter: counter, logger: logger, connectionWait: connectionWait,
+                  system: system)
     }
 
     func discover() async throws -> [ServiceStorage] {
@@ -103,5 +108,7 @@ final class PostgresServiceStore: ServiceStore {
 
     func close() async {
         await (database.sessions.control)?.close()
+        // A system database elsewhere may be a SQLite file, which closes here; a pool closes with its service.
+        await system.close()
     }
 }

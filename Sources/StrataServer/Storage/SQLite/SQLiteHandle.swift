@@ -339,6 +339,8 @@ enum SQLiteErrorMapping {
             return .unavailable(message)
         case SQLITE_INTERRUPT:
             return .cancelled
+        case _ where [SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH].contains(code & 0xff):
+            return .permissionDenied(message)
         case _ where message == SQLiteCheckedArithmetic.overflowMessage:
             return .integerOverflow
         default:

@@ -3,11 +3,12 @@ import Logging
 import StrataCore
 import StrataSQL
 
-/// Services as SQLite files: `<data>/<service>.sqlite`, plus `<data>/strata_system.sqlite` for Strata itself.
+/// Services as SQLite files: `<data>/<service>.sqlite`, plus `<data>/strata_system.sqlite` for Strata
+/// itself unless its tables are placed elsewhere (``SystemPlacement``).
 final class SQLiteServiceStore: ServiceStore {
     let dialect = SQLDialect.sqlite
     let system: any Database
-    let systemSchema: String? = nil
+    let systemSchema: String?
     let directory: URL
     /// A single database file served as one service (`--database path.sqlite`), instead of the directory's files.
     let singleFile: URL?
@@ -18,22 +19,30 @@ final class SQLiteServiceStore: ServiceStore {
     static let systemFileName = "strata_system.sqlite"
     static let provisioningSuffix = ".provisioning"
 
-    static func open(directory: URL, singleFile: URL?, counter: StatementCounter, logger: Logger) async throws -> SQLiteServiceStore {
+    /// - Parameter system: where Strata's own tables are when not in the data directory; the store
+    ///   closes it with its own databases.
+    static func open(directory: URL, singleFile: URL?, counter: StatementCounter, logger: Logger,
+                     system: SystemPlacement? = nil) async throws -> SQLiteServiceStore {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw StorageError.unavailable("cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
-        let system = try await SQLiteDatabase.open(
-            // Not counted: `strata_sql_statements_total` counts the services' SQL, not Strata's own access checks.
-            path: directory.appendingPathComponent(systemFileName).path, readers: 2, scanners: 1, counter: .none, logger: logger)
-        return SQLiteServiceStore(directory: directory, singleFile: singleFile, system: system, counter: counter, logger: logger)
+        var placement = system
+        if placement == nil {
+            placement = SystemPlacement(database: try await SQLiteDatabase.open(
+                // Not counted: `strata_sql_statements_total` counts the services' SQL, not Strata's own access checks.
+                path: directory.appendingPathComponent(systemFileName).path, readers: 2, scanners: 1, counter: .none, logger: logger),
+                schema: nil)
+        }
+        return SQLiteServiceStore(directory: directory, singleFile: singleFile, system: placement!, counter: counter, logger: logger)
     }
 
-    private init(directory: URL, singleFile: URL?, system: any Database, counter: StatementCounter, logger: Logger) {
+    private init(directory: URL, singleFile: URL?, system: SystemPlacement, counter: StatementCounter, logger: Logger) {
         self.directory = directory
         self.singleFile = singleFile
-        self.system = system
+        self.system = system.database
+        self.systemSchema = system.schema
         self.counter = counter
         self.logger = logger
     }
