@@ -109,7 +109,7 @@ final class StrataRuntime: Sendable {
                 if let kept = previous[storage.name] { loaded[storage.name] = kept }
                 continue
             }
-            loaded[storage.name] = ODataService(storage: storage, catalog: result.built, settings: serviceSettings,
+            loaded[storage.name] = ODataService(storage: storage, catalog: result.built, settings: result.settings,
                                                 maxProtocolVersion: result.maxProtocolVersion)
             report.loaded.append(storage.name)
             logger.info("Serving service", metadata: [

@@ -12,6 +12,8 @@ struct ServiceLoader: Sendable {
 
     /// A service's model and what its model file says beyond the model.
     struct Loaded: Sendable {
+        /// The service's settings, with what its model file overrides (`allowClientKeys`).
+        var settings: ServiceSettings
         /// The model and the database names behind it.
         var built: CatalogModel
         var model: ServiceModel { built.model }
@@ -60,6 +62,8 @@ struct ServiceLoader: Sendable {
             throw file.error(for: error)
         }
         if let container = file?.container?.value { built.model.containerName = container }
-        return Loaded(built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables, catalog: catalog, modelFile: file)
+        var effective = settings
+        if let allow = file?.allowClientKeys?.value { effective.allowClientKeys = allow }
+        return Loaded(settings: effective, built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables, catalog: catalog, modelFile: file)
     }
 }

@@ -160,7 +160,7 @@ struct ModelFileCheckTests {
         var built = try ModelBuilder(serviceName: "shop", namespace: "Northwind", logger: logger).build(first)
         built.model.containerName = "NorthwindEntities"
         let file = try ModelFile(yaml: "tables:\n  Orders:\n    columns:\n      OrderDate: { hidden: true }\n", path: "x")
-        let loaded = ServiceLoader.Loaded(built: built, maxProtocolVersion: .v1, original: Self.catalog, catalog: first, modelFile: file)
+        let loaded = ServiceLoader.Loaded(settings: ServiceSettings(), built: built, maxProtocolVersion: .v1, original: Self.catalog, catalog: first, modelFile: file)
         let text = loaded.modelFileText(service: "shop")
         #expect(text.contains("  Invoices:  # a view\n    name: Invoices\n    key: [OrderID]\n"))
         #expect(text.contains("  \"Order Details\":\n    name: Order_Details\n"))

@@ -129,6 +129,21 @@ struct ModelFileServingTests {
         }
     }
 
+    @Test("allowClientKeys in the model file lets clients choose generated keys; the next generated key follows",
+          arguments: Backend.allCases)
+    func clientKeys(_ backend: Backend) async throws {
+        try await withServer(backend, services: [Self.shop], configure: { Self.write("allowClientKeys: true\n", into: $0) }) { client in
+            let chosen = try await client.send(.post, "/shop/customer", headers: Self.json, body: #"{"id":50,"name":"Zoe"}"#)
+            #expect(chosen.status == .created, "\(chosen.text)")
+            let next = try await client.send(.post, "/shop/customer", headers: Self.json, body: #"{"name":"Yan"}"#)
+            #expect(next.status == .created, "\(next.text)")
+            #expect(next.json["d"]["id"]?.intValue == 51, "\(next.text)")
+            // Other services keep refusing them.
+            let car = try await client.send(.post, "/cardealer/Car", headers: Self.json, body: #"{"carID":999999,"make":"X","model":"Y"}"#)
+            #expect(car.status == .badRequest, "\(car.text)")
+        }
+    }
+
     @Test("A changed model file applies on reload; a bad one is refused with its line and the service stays as it was",
           arguments: Backend.allCases)
     func reload(_ backend: Backend) async throws {

@@ -15,6 +15,7 @@ extension ServiceLoader.Loaded {
             namespace: \(YAMLText.scalar(model.namespace))
             container: \(YAMLText.scalar(model.containerName))
             maxProtocolVersion: "\(maxProtocolVersion == .v1 ? "1.0" : "2.0")"
+            allowClientKeys: \(settings.allowClientKeys)
             tables:
 
             """

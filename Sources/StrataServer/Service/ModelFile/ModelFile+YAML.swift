@@ -14,7 +14,7 @@ extension ModelFile {
         } catch {
             throw reader.yamlError(error)
         }
-        let top = try reader.mapping(root, "the model file", allowed: ["namespace", "container", "maxProtocolVersion", "tables"])
+        let top = try reader.mapping(root, "the model file", allowed: ["namespace", "container", "maxProtocolVersion", "allowClientKeys", "tables"])
         for (key, value) in top {
             switch key.name {
             case "namespace":
@@ -27,6 +27,8 @@ extension ModelFile {
                     throw reader.error(value, "maxProtocolVersion is 1.0 or 2.0, not '\(text)'.")
                 }
                 maxProtocolVersion = Entry(value: version, line: reader.line(value))
+            case "allowClientKeys":
+                allowClientKeys = Entry(value: try reader.bool(value, "allowClientKeys"), line: reader.line(value))
             default:
                 for (table, entry) in try reader.mapping(value, "tables", allowed: nil) {
                     tables.append(try reader.table(table, entry))

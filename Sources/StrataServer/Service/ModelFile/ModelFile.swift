@@ -20,6 +20,9 @@ struct ModelFile: Sendable, Equatable {
     /// The highest OData version the service answers with, whatever the client asks for: 1.0
     /// writes collections as bare arrays, as OData 1.0 clients expect.
     var maxProtocolVersion: Entry<ODataVersion>?
+    /// Whether clients may give values for keys the database generates (the service setting
+    /// `--allow-client-keys`, which the file overrides when it says).
+    var allowClientKeys: Entry<Bool>?
     var tables: [Table] = []
 
     /// A value and the line it is on.
