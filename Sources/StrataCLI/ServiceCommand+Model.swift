@@ -54,7 +54,7 @@ extension ServiceCommand {
             let session = try await Credentials.session(for: url)
             let connection = Connection(baseURL: url, configuration: ConnectionConfiguration(timeout: 120, authenticator: session))
             do {
-                let response = try await connection.send(StrataRequest(.post, "admin/services/reload"))
+                let response = try await connection.send(StrataRequest(.post, "admin/services/reload")).requireSuccess()
                 print(response.text)
             } catch {
                 throw CommandFailure(error.message)
