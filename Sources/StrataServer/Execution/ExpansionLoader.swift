@@ -62,14 +62,15 @@ struct ExpansionLoader: Sendable {
 
     private func query(_ plan: ExpansionPlan, keys: ArraySlice<[ODataValue]>) -> SelectQuery {
         let alias = "e0"
-        var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: .column(alias: alias, name: $0.name), alias: nil) },
-                                from: storage.table(plan.set.name), alias: alias)
+        let table = plan.set.name
+        var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: storage.selected(alias: alias, table: table, column: $0.name), alias: nil) },
+                                from: storage.table(table), alias: alias)
         let remote = plan.navigation.joinColumns.map(\.remote)
-        if remote.count == 1 {
+        if remote.count == 1, storage.dateForm(table: table, column: remote[0]) == nil {
             query.filter(.inList(.column(alias: alias, name: remote[0]), keys.map { .value($0[0]) }))
         } else {
             query.filter(.or(keys.map { key in
-                .and(zip(remote, key).map { .equals(.column(alias: alias, name: $0), .value($1)) })
+                .and(zip(remote, key).map { storage.equality(alias: alias, table: table, column: $0, value: $1) })
             }))
         }
         if let filter = plan.rowFilter {

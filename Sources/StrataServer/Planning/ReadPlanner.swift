@@ -46,14 +46,23 @@ struct ReadPlanner {
                 query.joins.append(joined.joins[index])
             }
         }
-        let translator = FilterTranslator(dialect: dialect, rootAlias: PathPlanner.targetAlias, joinAliases: joined.aliases)
+        let translator = FilterTranslator(dialect: dialect, rootAlias: PathPlanner.targetAlias, joinAliases: joined.aliases,
+                                          rootTable: target.set.name, dateForms: storage.dateForms)
         if let filter = bound.filter {
             query.filter(translator.condition(filter))
         }
 
         var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
-        sortKeys += target.type.keyProperties.map {
-            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: $0.name), descending: false, type: $0.type, canBeNull: false)
+        sortKeys += target.type.keyProperties.map { property in
+            // A date key in another form than Strata's sorts by what its form sorts by.
+            let column = BoundExpression(type: property.type, node: .property(BoundPropertyPath(navigation: [], property: property)))
+            guard translator.dateColumn(column) != nil else {
+                return SortKey(expression: .column(alias: PathPlanner.targetAlias, name: property.name), descending: false,
+                               type: property.type, canBeNull: false)
+            }
+            var key = translator.sortKey(column, descending: false)
+            key.canBeNull = false
+            return key
         }
         let shape: EntityShape
         if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,

@@ -13,7 +13,7 @@ struct RowFilterSQL {
         let dialect = storage.database.dialect
         let chains = Self.chains(in: filter)
         guard !chains.isEmpty else {
-            return FilterTranslator(dialect: dialect, rootAlias: alias).condition(filter)
+            return FilterTranslator(dialect: dialect, rootAlias: alias, rootTable: set.name, dateForms: storage.dateForms).condition(filter)
         }
         let inner = "\(alias)_rf"
         let joined = JoinBuilder(storage: storage, aliasPrefix: "\(inner)_j").joins(from: inner, chains: chains)
@@ -21,7 +21,8 @@ struct RowFilterSQL {
                                    from: storage.table(set.name), alias: inner)
         subquery.joins = joined.joins
         subquery.filter(.and(type.keyNames.map { .equals(.column(alias: inner, name: $0), .column(alias: alias, name: $0)) }))
-        subquery.filter(FilterTranslator(dialect: dialect, rootAlias: inner, joinAliases: joined.aliases).condition(filter))
+        subquery.filter(FilterTranslator(dialect: dialect, rootAlias: inner, joinAliases: joined.aliases, rootTable: set.name,
+                                         dateForms: storage.dateForms).condition(filter))
         return .exists(subquery)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 import Synchronization
 
 /// The server's state: its store of services, the models read from their catalogs, its metrics.
@@ -77,10 +78,11 @@ final class StrataRuntime: Sendable {
     func reloadServices() async throws {
         let settings = try await system.serviceSettings()
         var loaded: [String: ODataService] = [:]
-        for storage in try await store.discover() {
-            let tables = try await storage.database.read { connection in
+        for var storage in try await store.discover() {
+            let tables = try await storage.database.read { [storage] connection in
                 try await storage.catalogReader.readTables(connection)
             }
+            storage.dateForms = DateForms(tables, service: storage.name, logger: logger)
             let serviceSettings = settings[storage.name] ?? ServiceSettings()
             let model = ModelBuilder(serviceName: storage.name, namespace: serviceSettings.namespace ?? storage.name, logger: logger)
                 .build(tables)

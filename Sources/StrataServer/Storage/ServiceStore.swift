@@ -8,6 +8,9 @@ struct ServiceStorage: Sendable {
     /// The PostgreSQL schema holding the service's tables; nil on SQLite (one file per service).
     var schema: String?
     var catalogReader: any CatalogReader
+    /// How the SQLite date columns not in Strata's own form store their values, read with the
+    /// catalog (``DateForms/init(_:service:logger:)``); empty until then, and on PostgreSQL.
+    var dateForms = DateForms()
 
     /// The qualified SQL name of one of the service's tables.
     func table(_ name: String) -> TableName {

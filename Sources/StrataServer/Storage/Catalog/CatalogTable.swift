@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// A table or view as the database's own catalog describes it, before it becomes an entity type.
 struct CatalogTable: Sendable, Hashable {
@@ -29,6 +30,9 @@ struct CatalogColumn: Sendable, Hashable {
     var hasDefault: Bool
     /// Autoincrement, identity, serial or generated: the database produces the value.
     var isServerGenerated: Bool
+    /// How a SQLite date column holds its values when not in Strata's own form (read from a sample
+    /// of them); nil on PostgreSQL, whose columns are real timestamps.
+    var dateForm: DateStorageForm? = nil
 }
 
 struct CatalogForeignKey: Sendable, Hashable {

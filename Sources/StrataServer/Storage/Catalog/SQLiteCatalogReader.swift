@@ -41,6 +41,9 @@ struct SQLiteCatalogReader: CatalogReader {
             // SQLite allows NULL in non-INTEGER primary keys of ordinary tables, but keys are never null in OData.
             if let index = columns.firstIndex(where: { $0.name == keyColumn }) { columns[index].isNullable = false }
         }
+        for index in columns.indices where columns[index].type == .dateTime || columns[index].type == .dateTimeOffset {
+            columns[index].dateForm = try await dateForm(of: columns[index], in: name, isView: isView, connection)
+        }
         return CatalogTable(
             name: name, isView: isView, columns: columns, primaryKey: primaryKey,
             uniqueKeys: isView ? [] : try await uniqueKeys(of: name, connection),

@@ -1,0 +1,44 @@
+import StrataCore
+import StrataSQL
+
+/// The SQL of a service's date columns in the form their values are stored in (``DateForms``):
+/// how a statement reads a column, finds a row by a date key, and writes a date. For a column in
+/// Strata's own form, and on PostgreSQL, each is the plain column and value.
+extension ServiceStorage {
+    /// The form of a column; nil for Strata's own form, other types and PostgreSQL.
+    func dateForm(table: String, column: String) -> DateStorageForm? {
+        guard database.dialect == .sqlite, !dateForms.isEmpty else { return nil }
+        return dateForms[table: table, column: column]
+    }
+
+    /// A column as a SELECT reads it (``DateStorageForm/read(_:)``).
+    func selected(alias: String?, table: String, column: String) -> SQLTerm {
+        let term = SQLTerm.column(alias: alias, name: column)
+        return dateForm(table: table, column: column)?.read(term) ?? term
+    }
+
+    /// `column = value`, for keys and join values: a date compared the way its column stores it.
+    func equality(alias: String?, table: String, column: String, value: ODataValue) -> SQLTerm {
+        let term = SQLTerm.column(alias: alias, name: column)
+        guard let form = dateForm(table: table, column: column), let instant = value.instant else { return .equals(term, .value(value)) }
+        return form.condition(term, .equal, instant)
+    }
+
+    /// A value as its column stores it, for an INSERT or UPDATE; a 400 when the column's form
+    /// cannot hold it (``DateStorageForm/stored(_:column:table:)``).
+    func stored(_ value: ODataValue, table: String, column: String) throws(ODataError) -> ODataValue {
+        guard let form = dateForm(table: table, column: column) else { return value }
+        return try form.stored(value, column: column, table: table)
+    }
+}
+
+extension ODataValue {
+    /// The instant a date-time value names (in UTC); nil for other values.
+    var instant: ODataDateTime? {
+        switch self {
+        case .dateTime(let d): return d
+        case .dateTimeOffset(let d): return d.utc
+        default: return nil
+        }
+    }
+}
