@@ -58,7 +58,7 @@ extension DateStorageForm {
             return value
         case .text(let layout):
             guard let text = layout.lowest(instant) else {
-                throw .badRequest("\(column) of \(table) holds \(layout.finest.phrase), stored as text like '\(layout.example)'; \(Self.literal(value)) does not fit. Send a value the column can hold.")
+                throw .badRequest("\(column) of \(table) holds \(layout.finest.phrase) (like '\(layout.example)'); \(Self.literal(value)) does not fit. Send a value the column can hold.")
             }
             return .string(text)
         case .julianDay:

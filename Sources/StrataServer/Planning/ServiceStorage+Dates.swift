@@ -26,9 +26,11 @@ extension ServiceStorage {
 
     /// A value as its column stores it, for an INSERT or UPDATE; a 400 when the column's form
     /// cannot hold it (``DateStorageForm/stored(_:column:table:)``).
+    /// On PostgreSQL the timestamp is bound as it is; a `date` column's form only refuses a time.
     func stored(_ value: ODataValue, table: String, column: String) throws(ODataError) -> ODataValue {
-        guard let form = dateForm(table: table, column: column) else { return value }
-        return try form.stored(value, column: column, table: table)
+        guard !dateForms.isEmpty, let form = dateForms[table: table, column: column] else { return value }
+        let stored = try form.stored(value, column: column, table: table)
+        return database.dialect == .sqlite ? stored : value
     }
 }
 

@@ -9,7 +9,8 @@ struct ServiceStorage: Sendable {
     var schema: String?
     var catalogReader: any CatalogReader
     /// How the SQLite date columns not in Strata's own form store their values, read with the
-    /// catalog (``DateForms/init(_:service:logger:)``); empty until then, and on PostgreSQL.
+    /// catalog (``DateForms/init(_:service:logger:)``); empty until then. On PostgreSQL only its
+    /// `date` columns have one, which refuses a time they would drop.
     var dateForms = DateForms()
 
     /// The qualified SQL name of one of the service's tables.

@@ -15,7 +15,7 @@ extension DateForms {
                 if case .mixed = form {
                     logger.notice("Column holds dates in several forms: it is compared and sorted through SQLite's date functions, without its index; store its values in one form to use the index", metadata: metadata)
                 } else {
-                    logger.debug("Column holds dates as \(form.description); literals are written the same way", metadata: metadata)
+                    logger.debug("Column holds dates as \(form.description)", metadata: metadata)
                 }
             }
         }
