@@ -129,7 +129,8 @@ struct FilterTranslator {
     }
 
     /// A `$orderby` key: ordinal for strings, instants for date-times with offset. On SQLite the latter
-    /// sort as normalized UTC text, and their continuation tokens carry that text.
+    /// sort as normalized UTC text, and their continuation tokens carry that text; a date column in
+    /// another form than Strata's sorts by its stored text or number (``DateStorageForm/sortKey(_:)``).
     func sortKey(_ expression: BoundExpression, descending: Bool) -> SortKey {
         if let (column, form) = dateColumn(expression) {
             let key = form.sortKey(column)

@@ -6,7 +6,9 @@ import StrataSQL
 ///
 /// SQLite is dynamically typed, so the declared column type decides how a stored value is read:
 /// timestamps are text `YYYY-MM-DD HH:MM:SS.SSS` (SQLite's own convention, so its date functions
-/// work and text order is time order), booleans are 0/1, GUIDs lowercase text.
+/// work and text order is time order), booleans are 0/1, GUIDs lowercase text. Dates in a column
+/// that stores them in another form are converted to that form before they get here
+/// (``DateStorageForm/stored(_:column:table:)``), and every form SQLite reads is read back.
 enum SQLiteValueCoding {
     static func encode(_ value: ODataValue) -> SQLiteValue {
         switch value {
