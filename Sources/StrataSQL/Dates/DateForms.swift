@@ -8,15 +8,19 @@ package struct DateForms: Sendable, Hashable {
     /// The form of a column; nil for Strata's own form and for columns that are not dates.
     package subscript(table table: String, column column: String) -> DateStorageForm? {
         get { forms[table]?[column] }
-        set { forms[table, default: [:]][column] = newValue }
+        set {
+            forms[table, default: [:]][column] = newValue
+            // Only tables with forms are kept, so that `isEmpty` costs nothing on every comparison.
+            if forms[table]?.isEmpty == true { forms[table] = nil }
+        }
     }
 
     /// Whether any column of the table has a form.
     package func hasForms(in table: String) -> Bool {
-        forms[table].map { !$0.isEmpty } ?? false
+        forms[table] != nil
     }
 
-    package var isEmpty: Bool { forms.values.allSatisfy(\.isEmpty) }
+    package var isEmpty: Bool { forms.isEmpty }
 
     /// Every column with a form, by table and column name.
     package var columns: [(table: String, column: String, form: DateStorageForm)] {

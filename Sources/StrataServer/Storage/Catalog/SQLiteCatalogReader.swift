@@ -42,7 +42,9 @@ struct SQLiteCatalogReader: CatalogReader {
             if let index = columns.firstIndex(where: { $0.name == keyColumn }) { columns[index].isNullable = false }
         }
         for index in columns.indices where columns[index].type == .dateTime || columns[index].type == .dateTimeOffset {
-            columns[index].dateForm = try await dateForm(of: columns[index], in: name, isView: isView, connection)
+            // A view that cannot be evaluated (it names a table dropped since) still loads, as before:
+            // its dates are taken to be in Strata's form, and reading it fails as it always did.
+            columns[index].dateForm = (try? await dateForm(of: columns[index], in: name, isView: isView, connection)) ?? nil
         }
         return CatalogTable(
             name: name, isView: isView, columns: columns, primaryKey: primaryKey,
