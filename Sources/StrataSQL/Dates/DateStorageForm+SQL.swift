@@ -34,7 +34,7 @@ extension DateStorageForm {
         case .text(let layout):
             if let condition = Self.textCondition(column, op, instant, layout) { return condition }
             // Outside the years the layout can write in its offset: through SQLite's functions.
-            return Self.numericCondition(Self.mixed.julian(column), op, instant, unit: .julianDay)
+            return Self.numericCondition(julian(column), op, instant, unit: .julianDay)
         case .julianDay:
             return Self.numericCondition(column, op, instant, unit: .julianDay)
         case .unixTime:
