@@ -168,8 +168,9 @@ func sqliteCaseSensitive(_ sql: String) -> String {
         }.joined(separator: ", ") + #" FROM "Person" AS "t1""#)
         let postgres = try emitted(sql, .postgres)
         #expect(postgres.sql == "SELECT CAST(EXTRACT(YEAR FROM \(column)) AS INTEGER) AS \"c1\", CAST(EXTRACT(MONTH FROM \(column)) AS INTEGER) AS \"c2\", "
-            + "CAST(EXTRACT(DAY FROM \(column)) AS INTEGER) AS \"c3\", CAST(EXTRACT(HOUR FROM \(column)) AS INTEGER) AS \"c4\", "
-            + "CAST(EXTRACT(MINUTE FROM \(column)) AS INTEGER) AS \"c5\", CAST(FLOOR(EXTRACT(SECOND FROM \(column))) AS INTEGER) AS \"c6\" FROM \"Person\" AS \"t1\"")
+            + "CAST(EXTRACT(DAY FROM \(column)) AS INTEGER) AS \"c3\", CAST(EXTRACT(HOUR FROM CAST(\(column) AS timestamp)) AS INTEGER) AS \"c4\", "
+            + "CAST(EXTRACT(MINUTE FROM CAST(\(column) AS timestamp)) AS INTEGER) AS \"c5\", "
+            + "CAST(FLOOR(EXTRACT(SECOND FROM CAST(\(column) AS timestamp))) AS INTEGER) AS \"c6\" FROM \"Person\" AS \"t1\"")
     }
 
     @Test func datePartsOfOffsetTimestampsUseUTCOnPostgres() throws {

@@ -15,8 +15,11 @@ extension SQLCheckedStatement {
     ///     which tells a result that is too large from one that just fits.
     ///   - tableSource: the server's replacement for each table reference, typically a `SELECT`
     ///     with the caller's row filter; nil reads the catalog tables directly.
-    package func emit(for dialect: SQLDialect, rowLimit: Int? = nil, tableSource: SQLTableSourceProvider? = nil) throws(ODataError) -> SQLStatement {
-        let emitter = SQLEmitter(statement: self, dialect: dialect)
+    ///   - dateForms: how the catalog's SQLite date columns store their values where not in
+    ///     Strata's own form (see ``SQLEmitter`` `+Dates`).
+    package func emit(for dialect: SQLDialect, rowLimit: Int? = nil, dateForms: DateForms = DateForms(),
+                      tableSource: SQLTableSourceProvider? = nil) throws(ODataError) -> SQLStatement {
+        let emitter = SQLEmitter(statement: self, dialect: dialect, dateForms: dateForms)
         var sql = try emitter.select(tableSource: tableSource)
         if let rowLimit { sql = "SELECT * FROM (\(sql)) AS \"q\" LIMIT \(rowLimit + 1)" }
         // Checked client SQL binds an equal value once on PostgreSQL (see ``SQLBinder``).
@@ -31,6 +34,7 @@ extension SQLCheckedStatement {
 struct SQLEmitter {
     let statement: SQLCheckedStatement
     let dialect: SQLDialect
+    var dateForms = DateForms()
     var functions: FunctionTable { FunctionTable(dialect: dialect) }
 
     func select(tableSource: SQLTableSourceProvider?) throws(ODataError) -> SQL {
@@ -40,7 +44,8 @@ struct SQLEmitter {
         for item in statement.orderBy { if case .position(let position) = item.key { sortedPositions.insert(position) } }
         var items: [SQL] = []
         for (index, selection) in statement.selections.enumerated() {
-            let term = sortedPositions.contains(index + 1) ? ordinal(selection, root: true) : expression(selection, root: true)
+            let term = selectedDate(selection)
+                ?? (sortedPositions.contains(index + 1) ? ordinal(selection, root: true) : expression(selection, root: true))
             items.append("\(term) AS \(identifier: "c\(index + 1)")")
         }
         sql += SQL.joined(items)
@@ -64,8 +69,9 @@ struct SQLEmitter {
             for item in statement.orderBy {
                 var key: SQL
                 switch item.key {
-                case .position(let position): key = "\(position)"
-                case .expression(let e): key = "\(ordinal(e, root: true))"
+                case .position(let position):
+                    if let sorted = dateSortKey(statement.selections[position - 1]) { key = "\(sorted)" } else { key = "\(position)" }
+                case .expression(let e): key = "\(dateSortKey(e) ?? ordinal(e, root: true))"
                 }
                 key += item.descending ? " DESC" : " ASC"
                 switch item.nulls {
@@ -119,6 +125,7 @@ struct SQLEmitter {
         if e.type == nil, !Self.isLeaf(e) { return .null }
         switch e.node {
         case .column(let source, let name):
+            if let (column, form) = dateColumn(e) { return form.canonicalText(column) }
             let table = statement.tables[source]
             return .column(alias: table.alias, name: table.storedColumn(name))
         case .value(let value):
@@ -144,17 +151,21 @@ struct SQLEmitter {
         case .arithmetic(let op, let lhs, let rhs):
             return arithmetic(op, lhs, rhs, resultType: e.type)
         case .comparison(let op, let lhs, let rhs):
+            if let dated = dateComparison(op, lhs, rhs) { return dated }
             // Equality is the same under every deterministic collation, and may use the column's index as it is.
             guard op != .equal, op != .notEqual, lhs.type == .string || rhs.type == .string else {
                 return .template([.expression(expression(lhs)), Self.spelling(op), .expression(expression(rhs))])
             }
             return .template([.expression(ordinal(lhs, asString: true)), Self.spelling(op), .expression(ordinal(rhs, asString: true))])
         case .isNull(let operand, let negated):
-            return .template([.expression(expression(operand)), negated ? " IS NOT NULL" : " IS NULL"])
+            let subject = dateColumn(operand)?.column ?? expression(operand)
+            return .template([.expression(subject), negated ? " IS NOT NULL" : " IS NULL"])
         case .inList(let operand, let list, let negated):
+            if let dated = dateList(operand, list, negated: negated) { return dated }
             return .template([.expression(expression(operand)), negated ? " NOT IN (" : " IN (",
                               .expression(Self.joined(list.map { expression($0, root: true) }, ", ")), ")"])
         case .between(let operand, let low, let high, let negated):
+            if let dated = dateBetween(operand, low, high, negated: negated) { return dated }
             let strings = [operand, low, high].contains { $0.type == .string }
             return .template([.expression(ordinal(operand, asString: strings)), negated ? " NOT BETWEEN " : " BETWEEN ",
                               .expression(ordinal(low, asString: strings)), " AND ", .expression(ordinal(high, asString: strings))])

@@ -58,14 +58,17 @@ package struct FunctionTable: Sendable {
     /// an offset applied when present), which `strftime` reads; PostgreSQL uses `EXTRACT`, on the
     /// UTC instant for `timestamptz` whatever the session's time zone. Seconds are whole seconds on
     /// both (SQLite's `%S` truncates; on PostgreSQL `FLOOR` drops the fraction `EXTRACT` returns).
-    /// A value of unknown type (a bare NULL) gets one, since `EXTRACT` has several signatures.
+    /// A value of unknown type (a bare NULL) gets one, since `EXTRACT` has several signatures; so
+    /// does an `Edm.DateTime` asked for a time part, which may be a PostgreSQL `date` (whose
+    /// `EXTRACT(HOUR …)` is an error, where a SQLite date answers 0).
     package func datePart(_ part: DatePart, _ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
         switch dialect {
         case .sqlite:
             return .template(["CAST(strftime(", part.spellings.strftime, ", ", .expression(value), ") AS INTEGER)"])
         case .postgres:
+            let timePart = part == .hour || part == .minute || part == .second
             let source: SQLTerm = type == .dateTimeOffset ? .template(["(", .expression(value), " AT TIME ZONE 'UTC')"])
-                : type == nil ? .template(["CAST(", .expression(value), " AS timestamp)"]) : value
+                : type == nil || (type == .dateTime && timePart) ? .template(["CAST(", .expression(value), " AS timestamp)"]) : value
             let extract: SQLTerm = .template(["EXTRACT(", part.spellings.extract, " FROM ", .expression(source), ")"])
             return part == .second ? .template(["CAST(FLOOR(", .expression(extract), ") AS INTEGER)"])
                                    : .template(["CAST(", .expression(extract), " AS INTEGER)"])

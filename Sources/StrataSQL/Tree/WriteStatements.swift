@@ -13,6 +13,9 @@ package struct InsertStatement: Sendable {
     package var values: [(column: String, value: ODataValue)]
     /// The columns read back from the stored row, in order.
     package var returning: [String]
+    /// How some of them are read, when not as they are (a date column in another form than
+    /// Strata's, see ``DateStorageForm/read(_:)``).
+    package var reads: [String: SQLTerm] = [:]
 }
 
 /// The new value of one column in an UPDATE.
@@ -47,7 +50,12 @@ package struct UpdateStatement: Sendable {
     package var assignments: [(column: String, value: AssignedValue)]
     /// Key column equalities naming the one row to change.
     package var key: [(column: String, value: ODataValue)]
+    /// The condition naming the row, when plain equalities would not find it (a date key in
+    /// another form than Strata's, see ``DateStorageForm/condition(_:_:_:)``); replaces `key`.
+    package var keyCondition: SQLTerm?
     package var returning: [String]
+    /// As ``InsertStatement/reads``.
+    package var reads: [String: SQLTerm] = [:]
 }
 
 /// `DELETE FROM table WHERE key`.
@@ -59,6 +67,8 @@ package struct DeleteStatement: Sendable {
 
     package var table: TableName
     package var key: [(column: String, value: ODataValue)]
+    /// As ``UpdateStatement/keyCondition``.
+    package var keyCondition: SQLTerm?
 }
 
 extension SQLRenderer {
@@ -81,7 +91,7 @@ extension SQLRenderer {
             }
             renderer.append(raw: ")")
         }
-        renderer.appendReturning(insert.returning)
+        renderer.appendReturning(insert.returning, reads: insert.reads)
         return renderer.statement()
     }
 
@@ -105,8 +115,8 @@ extension SQLRenderer {
                 }
             }
         }
-        renderer.appendKey(update.key)
-        renderer.appendReturning(update.returning)
+        renderer.appendKey(update.key, condition: update.keyCondition)
+        renderer.appendReturning(update.returning, reads: update.reads)
         return renderer.statement()
     }
 
@@ -114,7 +124,7 @@ extension SQLRenderer {
         var renderer = SQLRenderer(dialect: dialect)
         renderer.append(raw: "DELETE FROM ")
         renderer.append(table: delete.table)
-        renderer.appendKey(delete.key)
+        renderer.appendKey(delete.key, condition: delete.keyCondition)
         return renderer.statement()
     }
 
@@ -150,8 +160,12 @@ extension SQLRenderer {
         append(raw: ")")
     }
 
-    private mutating func appendKey(_ key: [(column: String, value: ODataValue)]) {
+    private mutating func appendKey(_ key: [(column: String, value: ODataValue)], condition: SQLTerm?) {
         append(raw: " WHERE ")
+        if let condition {
+            append(condition)
+            return
+        }
         for (index, item) in key.enumerated() {
             if index > 0 { append(raw: " AND ") }
             append(identifier: item.column)
@@ -160,12 +174,12 @@ extension SQLRenderer {
         }
     }
 
-    private mutating func appendReturning(_ columns: [String]) {
+    private mutating func appendReturning(_ columns: [String], reads: [String: SQLTerm]) {
         guard !columns.isEmpty else { return }
         append(raw: " RETURNING ")
         for (index, column) in columns.enumerated() {
             if index > 0 { append(raw: ", ") }
-            append(identifier: column)
+            if let read = reads[column] { append(read) } else { append(identifier: column) }
         }
     }
 }

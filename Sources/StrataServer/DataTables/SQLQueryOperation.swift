@@ -53,7 +53,7 @@ struct SQLQueryOperation: Sendable {
     ) throws(ODataError) -> SQLStatement {
         let storage = service.storage
         // One row past the limit tells a result that is too large from one that just fits.
-        return try checked.emit(for: service.dialect, rowLimit: rowLimit) { table throws(ODataError) in
+        return try checked.emit(for: service.dialect, rowLimit: rowLimit, dateForms: storage.dateForms) { table throws(ODataError) in
             guard let source = sources[table.table] else { return nil }
             // The source's columns keep their database names: the emitted query refers to them so.
             let columns = source.type.properties.map { SelectColumn(expression: .column(alias: "s", name: storage.column($0.name, of: source.type)), alias: nil) }

@@ -38,7 +38,7 @@ struct EntityWriter: Sendable {
         guard RowFilter.isRestricted(access) else { return true }
         var query = SelectQuery(items: [SelectColumn(expression: .template([.text("1")]), alias: nil)],
                                 from: service.storage.table(set.name), alias: PathPlanner.targetAlias)
-        query.filter(planner.keyPredicate(alias: PathPlanner.targetAlias, type: type, values: key))
+        query.filter(planner.keyPredicate(alias: PathPlanner.targetAlias, set: set, type: type, values: key))
         RowFilter.restrict(&query, to: access, set: set, type: type, storage: service.storage)
         query.limit = 1
         return try await !connection.query(SQLRenderer.render(query, dialect: dialect).oneRow()).rows.isEmpty
@@ -49,10 +49,13 @@ struct EntityWriter: Sendable {
     /// Inserts a row and returns it as stored: defaults, generated keys and trigger-set values included.
     /// `values` are by property name, as are the assignments of ``update(_:type:key:assignments:)``.
     func insert(into set: EntitySet, type: EntityType, values: [(column: String, value: ODataValue)]) async throws -> [ODataValue] {
-        let statement = SQLRenderer.render(
-            InsertStatement(table: service.storage.table(set.name), values: values.map { (column: column($0.column, of: type), value: $0.value) },
-                            returning: type.properties.map { column($0.name, of: type) }),
-            dialect: dialect).oneRow()
+        let storage = service.storage
+        var insert = InsertStatement(
+            table: storage.table(set.name),
+            values: try values.map { (column: column($0.column, of: type), value: try storage.stored($0.value, table: set.name, column: $0.column)) },
+            returning: type.properties.map { column($0.name, of: type) })
+        insert.reads = reads(of: set, type: type)
+        let statement = SQLRenderer.render(insert, dialect: dialect).oneRow()
         let rows = try await diagnosing(.insert, set: set, type: type, values: Dictionary(values, uniquingKeysWith: { _, last in last })) {
             try await connection.query(statement, types: type.properties.map(\.type))
         }
@@ -65,12 +68,19 @@ struct EntityWriter: Sendable {
 
     /// Updates the row with `key` and returns it as stored.
     func update(_ set: EntitySet, type: EntityType, key: [ODataValue], assignments: [(column: String, value: AssignedValue)]) async throws -> [ODataValue] {
-        let statement = SQLRenderer.render(
-            UpdateStatement(table: service.storage.table(set.name),
-                            assignments: assignments.map { (column: column($0.column, of: type), value: $0.value) },
-                            key: Array(zip(type.keyNames, key)).map { (column: column($0.0, of: type), value: $0.1) },
-                            returning: type.properties.map { column($0.name, of: type) }),
-            dialect: dialect).oneRow()
+        let storage = service.storage
+        var update = UpdateStatement(
+            table: storage.table(set.name),
+            assignments: try assignments.map { assignment in
+                let stored = column(assignment.column, of: type)
+                guard case .value(let value) = assignment.value else { return (column: stored, value: assignment.value) }
+                return (column: stored, value: .value(try storage.stored(value, table: set.name, column: assignment.column)))
+            },
+            key: Array(zip(type.keyNames, key)).map { (column: column($0.0, of: type), value: $0.1) },
+            returning: type.properties.map { column($0.name, of: type) })
+        update.keyCondition = keyCondition(of: set, type: type, key: key)
+        update.reads = reads(of: set, type: type)
+        let statement = SQLRenderer.render(update, dialect: dialect).oneRow()
         let rows = try await diagnosing(.update, set: set, type: type, values: Self.assignedValues(assignments)) {
             try await connection.query(statement, types: type.properties.map(\.type))
         }
@@ -83,10 +93,10 @@ struct EntityWriter: Sendable {
     func delete(from set: EntitySet, type: EntityType, row: [ODataValue]) async throws {
         let key = Self.key(of: type, in: row)
         // Not marked as touching one row: ON DELETE CASCADE may remove any number of dependent rows.
-        let statement = SQLRenderer.render(
-            DeleteStatement(table: service.storage.table(set.name),
-                            key: Array(zip(type.keyNames, key)).map { (column: column($0.0, of: type), value: $0.1) }),
-            dialect: dialect)
+        var delete = DeleteStatement(table: service.storage.table(set.name),
+                                     key: Array(zip(type.keyNames, key)).map { (column: column($0.0, of: type), value: $0.1) })
+        delete.keyCondition = keyCondition(of: set, type: type, key: key)
+        let statement = SQLRenderer.render(delete, dialect: dialect)
         let principalValues = Dictionary(zip(type.properties.map(\.name), row), uniquingKeysWith: { a, _ in a })
         _ = try await diagnosing(.delete, set: set, type: type, values: principalValues) {
             try await connection.execute(statement)
@@ -116,6 +126,26 @@ struct EntityWriter: Sendable {
     }
 
     // MARK: Helpers
+
+    /// How RETURNING reads the columns whose dates are stored in another form than Strata's.
+    private func reads(of set: EntitySet, type: EntityType) -> [String: SQLTerm] {
+        let storage = service.storage
+        guard storage.hasDateForms(in: set.name) else { return [:] }
+        // Keyed by the database's column names, as the statements' RETURNING lists them.
+        var reads: [String: SQLTerm] = [:]
+        for property in type.properties where storage.dateForm(table: set.name, column: property.name) != nil {
+            reads[column(property.name, of: type)] = storage.selected(alias: nil, table: set.name, column: property.name)
+        }
+        return reads
+    }
+
+    /// The WHERE of an UPDATE or DELETE by key, when a date key is stored in another form than
+    /// Strata's (plain equalities would miss its row); nil otherwise.
+    private func keyCondition(of set: EntitySet, type: EntityType, key: [ODataValue]) -> SQLTerm? {
+        let storage = service.storage
+        guard type.keyNames.contains(where: { storage.dateForm(table: set.name, column: $0) != nil }) else { return nil }
+        return .and(zip(type.keyNames, key).map { storage.equality(alias: nil, table: set.name, column: $0, value: $1) })
+    }
 
     /// The key values of a full row (type property order), in key order.
     static func key(of type: EntityType, in row: [ODataValue]) -> [ODataValue] {

@@ -62,22 +62,22 @@ struct ExpansionLoader: Sendable {
 
     private func query(_ plan: ExpansionPlan, keys: ArraySlice<[ODataValue]>) -> SelectQuery {
         let alias = "e0"
-        let column = { (property: String) -> SQLTerm in .column(alias: alias, name: storage.column(property, of: plan.type)) }
-        var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: column($0.name), alias: nil) },
-                                from: storage.table(plan.set.name), alias: alias)
+        let table = plan.set.name
+        var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: storage.selected(alias: alias, table: table, column: $0.name), alias: nil) },
+                                from: storage.table(table), alias: alias)
         let remote = plan.navigation.joinColumns.map(\.remote)
-        if remote.count == 1 {
-            query.filter(.inList(column(remote[0]), keys.map { .value($0[0]) }))
+        if remote.count == 1, storage.dateForm(table: table, column: remote[0]) == nil {
+            query.filter(.inList(.column(alias: alias, name: storage.column(remote[0], of: plan.type)), keys.map { .value($0[0]) }))
         } else {
             query.filter(.or(keys.map { key in
-                .and(zip(remote, key).map { .equals(column($0), .value($1)) })
+                .and(zip(remote, key).map { storage.equality(alias: alias, table: table, column: $0, value: $1) })
             }))
         }
         if let filter = plan.rowFilter {
             query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: plan.set, type: plan.type))
         }
         query.orderBy = plan.type.keyProperties.map {
-            OrderTerm(expression: column($0.name), descending: false, canBeNull: $0.isNullable)
+            OrderTerm(expression: .column(alias: alias, name: storage.column($0.name, of: plan.type)), descending: false, canBeNull: $0.isNullable)
         }
         return query
     }

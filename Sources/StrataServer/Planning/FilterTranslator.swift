@@ -15,13 +15,18 @@ struct FilterTranslator {
     let rootType: String
     /// Aliases of the joined tables, by the navigation property names that reach them.
     let joinAliases: [[String]: String]
+    /// How the service's SQLite date columns store their values (``DateForms``, by database
+    /// names): a date column in another form than Strata's is compared in its own form.
+    let dateForms: DateForms
 
-    init(dialect: SQLDialect, names: StorageNames, rootAlias: String, rootType: String, joinAliases: [[String]: String] = [:]) {
+    init(dialect: SQLDialect, names: StorageNames, rootAlias: String, rootType: String, joinAliases: [[String]: String] = [:],
+         dateForms: DateForms = DateForms()) {
         self.dialect = dialect
         self.names = names
         self.rootAlias = rootAlias
         self.rootType = rootType
         self.joinAliases = joinAliases
+        self.dateForms = dateForms
     }
 
     // MARK: Conditions
@@ -73,8 +78,9 @@ struct FilterTranslator {
             default: return .template(["FALSE"])
             }
         }
-        var left = comparable(scalar(lhs, as: operandType), operandType)
-        var right = comparable(scalar(rhs, as: operandType), operandType)
+        if let dated = dateComparison(op, lhs, rhs, operandType: operandType, exact: exact) { return dated }
+        var (left, right) = dateOperands(lhs, rhs, operandType: operandType)
+            ?? (comparable(scalar(lhs, as: operandType), operandType), comparable(scalar(rhs, as: operandType), operandType))
         let nullable = (Nullability.canBeNull(lhs), Nullability.canBeNull(rhs))
         switch op {
         case .eq:
@@ -128,8 +134,14 @@ struct FilterTranslator {
     }
 
     /// A `$orderby` key: ordinal for strings, instants for date-times with offset. On SQLite the latter
-    /// sort as normalized UTC text, and their continuation tokens carry that text.
+    /// sort as normalized UTC text, and their continuation tokens carry that text; a date column in
+    /// another form than Strata's sorts by its stored text or number (``DateStorageForm/sortKey(_:)``).
     func sortKey(_ expression: BoundExpression, descending: Bool) -> SortKey {
+        if let (column, form) = dateColumn(expression) {
+            let key = form.sortKey(column)
+            return SortKey(expression: key.expression, descending: descending, type: key.type,
+                           canBeNull: Nullability.canBeNull(expression))
+        }
         var type = expression.type
         var value = scalar(expression, as: type)
         if dialect == .sqlite && type == .dateTimeOffset {
@@ -175,7 +187,7 @@ struct FilterTranslator {
             return dialect == .sqlite ? .template(["strata_neg(", .expression(value), ")"])
                 : .template(["(- CAST(", .expression(value), " AS bigint))"])
         case .call(let function, let arguments):
-            return FunctionTranslator(dialect: dialect).call(function, arguments.map { scalar($0, as: $0.type) },
+            return FunctionTranslator(dialect: dialect).call(function, arguments.map(argument),
                                                             argumentTypes: arguments.map(\.type), resultType: expression.type)
         case .cast(let operand):
             return FunctionTranslator(dialect: dialect).cast(scalar(operand, as: operand.type), from: operand.type, to: expression.type)

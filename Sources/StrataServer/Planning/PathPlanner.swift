@@ -19,10 +19,10 @@ struct PathPlanner {
     func plan(steps: ArraySlice<ResolvedPath.Step>, columns: [EntityProperty]) -> SelectQuery {
         let target = steps[steps.endIndex - 1]
         var query = SelectQuery(
-            items: columns.map { SelectColumn(expression: column(Self.targetAlias, $0.name, of: target.type), alias: nil) },
+            items: columns.map { SelectColumn(expression: storage.selected(alias: Self.targetAlias, table: target.set.name, column: $0.name), alias: nil) },
             from: storage.table(target.set.name), alias: Self.targetAlias)
         if let key = target.key {
-            query.filter(keyPredicate(alias: Self.targetAlias, type: target.type, values: key))
+            query.filter(keyPredicate(alias: Self.targetAlias, set: target.set, type: target.type, values: key))
         }
         var childAlias = Self.targetAlias
         var child = target
@@ -37,7 +37,7 @@ struct PathPlanner {
             })
             query.joins.append(JoinClause(kind: .inner, table: storage.table(parent.set.name), alias: parentAlias, on: on))
             if let key = parent.key {
-                query.filter(keyPredicate(alias: parentAlias, type: parent.type, values: key))
+                query.filter(keyPredicate(alias: parentAlias, set: parent.set, type: parent.type, values: key))
             }
             child = parent
             childAlias = parentAlias
@@ -47,10 +47,12 @@ struct PathPlanner {
         return query
     }
 
-    func keyPredicate(alias: String, type: EntityType, values: [ODataValue]) -> SQLTerm {
-        // A null names the rows whose inferred key holds a null there (see ModelBuilder).
+    /// The key columns of `set` at `alias` equal to `values`; a date key compared the way its column
+    /// stores dates (``ServiceStorage/equality(alias:table:column:value:)``), and a null names the
+    /// rows whose inferred key holds a null there (see ModelBuilder).
+    func keyPredicate(alias: String, set: EntitySet, type: EntityType, values: [ODataValue]) -> SQLTerm {
         .and(zip(type.keyNames, values).map {
-            $1.isNull ? .isNull(column(alias, $0, of: type), negated: false) : .equals(column(alias, $0, of: type), .value($1))
+            $1.isNull ? .isNull(column(alias, $0, of: type), negated: false) : storage.equality(alias: alias, table: set.name, column: $0, value: $1)
         })
     }
 

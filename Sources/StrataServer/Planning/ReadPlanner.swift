@@ -48,15 +48,22 @@ struct ReadPlanner {
             }
         }
         let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type.name,
-                                          joinAliases: joined.aliases)
+                                          joinAliases: joined.aliases, dateForms: storage.dateForms)
         if let filter = bound.filter {
             query.filter(translator.condition(filter))
         }
 
         var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
-        sortKeys += target.type.keyProperties.map {
-            SortKey(expression: .column(alias: PathPlanner.targetAlias, name: storage.column($0.name, of: target.type)), descending: false,
-                    type: $0.type, canBeNull: $0.isNullable)
+        sortKeys += target.type.keyProperties.map { property in
+            // A date key in another form than Strata's sorts by what its form sorts by.
+            let column = BoundExpression(type: property.type, node: .property(BoundPropertyPath(navigation: [], property: property)))
+            guard translator.dateColumn(column) != nil else {
+                return SortKey(expression: .column(alias: PathPlanner.targetAlias, name: storage.column(property.name, of: target.type)),
+                               descending: false, type: property.type, canBeNull: property.isNullable)
+            }
+            var key = translator.sortKey(column, descending: false)
+            key.canBeNull = property.isNullable
+            return key
         }
         let shape: EntityShape
         if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,

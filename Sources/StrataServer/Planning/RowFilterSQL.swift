@@ -13,7 +13,8 @@ struct RowFilterSQL {
         let dialect = storage.database.dialect
         let chains = Self.chains(in: filter)
         guard !chains.isEmpty else {
-            return FilterTranslator(dialect: dialect, names: storage.names, rootAlias: alias, rootType: type.name).condition(filter)
+            return FilterTranslator(dialect: dialect, names: storage.names, rootAlias: alias, rootType: type.name,
+                                    dateForms: storage.dateForms).condition(filter)
         }
         let inner = "\(alias)_rf"
         let joined = JoinBuilder(storage: storage, aliasPrefix: "\(inner)_j").joins(from: inner, of: type, chains: chains)
@@ -24,8 +25,8 @@ struct RowFilterSQL {
             let column = storage.column(key, of: type)
             return .equals(.column(alias: inner, name: column), .column(alias: alias, name: column))
         }))
-        subquery.filter(FilterTranslator(dialect: dialect, names: storage.names, rootAlias: inner, rootType: type.name, joinAliases: joined.aliases)
-            .condition(filter))
+        subquery.filter(FilterTranslator(dialect: dialect, names: storage.names, rootAlias: inner, rootType: type.name, joinAliases: joined.aliases,
+                                         dateForms: storage.dateForms).condition(filter))
         return .exists(subquery)
     }
 

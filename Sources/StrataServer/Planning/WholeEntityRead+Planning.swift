@@ -15,7 +15,9 @@ extension WholeEntityRead {
     static func prepare(_ set: EntitySet, _ type: EntityType, storage: ServiceStorage) -> WholeEntityRead {
         let shape = EntityShape(set: set, type: type, properties: type.properties)
         let columnTypes = type.properties.map(\.type)
-        guard !type.keyNames.isEmpty else {
+        // A date key stored in another form than Strata's is found by a condition that depends on
+        // the key's value (``DateStorageForm/condition(_:_:_:)``): such sets are planned per request.
+        guard !type.keyNames.isEmpty, !type.keyNames.contains(where: { storage.dateForm(table: set.name, column: $0) != nil }) else {
             return WholeEntityRead(shape: shape, byKeySQL: nil, columnTypes: columnTypes)
         }
         // Rendering binds every non-null value as a placeholder, whatever its value: the text is

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 import Synchronization
 
 /// The server's state: its store of services, the models read from their catalogs, its metrics.
@@ -98,7 +99,7 @@ final class StrataRuntime: Sendable {
         let previous = services.withLock { $0 }
         var loaded: [String: ODataService] = [:]
         var report = ReloadReport()
-        for storage in try await store.discover() {
+        for var storage in try await store.discover() {
             let serviceSettings = settings[storage.name] ?? ServiceSettings()
             let result: ServiceLoader.Loaded
             do {
@@ -109,6 +110,7 @@ final class StrataRuntime: Sendable {
                 if let kept = previous[storage.name] { loaded[storage.name] = kept }
                 continue
             }
+            storage.dateForms = result.dateForms
             loaded[storage.name] = ODataService(storage: storage, catalog: result.built, settings: result.settings,
                                                 maxProtocolVersion: result.maxProtocolVersion)
             report.loaded.append(storage.name)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 
 /// Loads a service's model as the server serves it: reads the catalog, applies the service's model
 /// file when there is one, builds the model. The server (at start and on reload) and the commands
@@ -24,6 +25,8 @@ struct ServiceLoader: Sendable {
         var catalog: [CatalogTable]
         /// The file that was applied, if any.
         var modelFile: ModelFile?
+        /// How the SQLite date columns of the shaped catalog store their values.
+        var dateForms = DateForms()
     }
 
     /// `<data directory>/<service>.model.yaml`.
@@ -51,7 +54,8 @@ struct ServiceLoader: Sendable {
         let tables = try await storage.database.read { connection in
             try await storage.catalogReader.readTables(connection)
         }
-        let catalog = try file?.apply(to: tables, dialect: storage.database.dialect) ?? tables
+        var catalog = try file?.apply(to: tables, dialect: storage.database.dialect) ?? tables
+        if file != nil { catalog = try await sampleOverriddenDates(catalog, original: tables, storage) }
         let namespace = file?.namespace?.value ?? settings.namespace ?? storage.name
         var built: CatalogModel
         do {
@@ -64,6 +68,26 @@ struct ServiceLoader: Sendable {
         if let container = file?.container?.value { built.model.containerName = container }
         var effective = settings
         if let allow = file?.allowClientKeys?.value { effective.allowClientKeys = allow }
-        return Loaded(settings: effective, built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables, catalog: catalog, modelFile: file)
+        let dateForms = DateForms(catalog, service: storage.name, logger: logger)
+        return Loaded(settings: effective, built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables,
+                      catalog: catalog, modelFile: file, dateForms: dateForms)
+    }
+
+    /// A SQLite column a model file serves as a date (text or numbers the catalog did not call
+    /// dates) has its storage form read now, as the catalog reader reads those of date columns.
+    private func sampleOverriddenDates(_ catalog: [CatalogTable], original: [CatalogTable], _ storage: ServiceStorage) async throws -> [CatalogTable] {
+        guard let reader = storage.catalogReader as? SQLiteCatalogReader else { return catalog }
+        let dateTypes: Set<EDMPrimitiveType?> = [.dateTime, .dateTimeOffset]
+        var shaped = catalog
+        for (t, table) in catalog.enumerated() {
+            let before = original.first { $0.name == table.name }
+            for (c, column) in table.columns.enumerated()
+            where dateTypes.contains(column.type) && !dateTypes.contains(before?.column(named: column.name)?.type) {
+                shaped[t].columns[c].dateForm = try await storage.database.read { connection in
+                    try await reader.dateForm(of: column, in: table.name, isView: table.isView, connection)
+                }
+            }
+        }
+        return shaped
     }
 }

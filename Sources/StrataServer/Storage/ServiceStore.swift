@@ -12,6 +12,10 @@ struct ServiceStorage: Sendable {
     /// loaded (``ODataService``). Statements name tables and columns only through ``table(_:)``
     /// and ``column(_:of:)``.
     var names = StorageNames()
+    /// How the SQLite date columns not in Strata's own form store their values, read with the
+    /// catalog (``DateForms/init(_:service:logger:)``), by database names; empty until then. On
+    /// PostgreSQL only its `date` columns have one, which refuses a time they would drop.
+    var dateForms = DateForms()
 
     /// The qualified SQL name of the table behind one of the service's entity sets.
     func table(_ entitySet: String) -> TableName {

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// A table or view as the database's own catalog describes it, before it becomes an entity type.
 struct CatalogTable: Sendable, Hashable {
@@ -41,6 +42,9 @@ struct CatalogColumn: Sendable, Hashable {
     /// The property name a service's model gives the column; nil serves it under its own name made
     /// an OData identifier. Refused by ``ModelBuilder`` when not an identifier or taken in the type.
     var exposedName: String? = nil
+    /// How a SQLite date column holds its values when not in Strata's own form (read from a sample
+    /// of them); nil on PostgreSQL, whose columns are real timestamps.
+    var dateForm: DateStorageForm? = nil
 }
 
 struct CatalogForeignKey: Sendable, Hashable {

@@ -53,7 +53,10 @@ struct PostgresCatalogReader: CatalogReader {
                 isNullable: row[4] != .boolean(true), maxLength: mapped?.maxLength, isFixedLength: mapped?.fixed ?? false,
                 precision: mapped?.precision, scale: mapped?.scale,
                 hasDefault: row[5] == .boolean(true) || !identity.isEmpty || !generated.isEmpty,
-                isServerGenerated: !identity.isEmpty || !generated.isEmpty || defaultExpression.hasPrefix("nextval(")))
+                isServerGenerated: !identity.isEmpty || !generated.isEmpty || defaultExpression.hasPrefix("nextval("),
+                // A `date` holds no time of day, which PostgreSQL would drop without a word; its form
+                // says so, and a write of a time is refused as on a SQLite column of dates.
+                dateForm: typeName == "date" ? .text(DateTextLayout(precisions: [.day])) : nil))
         }
     }
 

@@ -41,6 +41,11 @@ struct SQLiteCatalogReader: CatalogReader {
             // SQLite allows NULL in non-INTEGER primary keys of ordinary tables, but keys are never null in OData.
             if let index = columns.firstIndex(where: { $0.name == keyColumn }) { columns[index].isNullable = false }
         }
+        for index in columns.indices where columns[index].type == .dateTime || columns[index].type == .dateTimeOffset {
+            // A view that cannot be evaluated (it names a table dropped since) still loads, as before:
+            // its dates are taken to be in Strata's form, and reading it fails as it always did.
+            columns[index].dateForm = (try? await dateForm(of: columns[index], in: name, isView: isView, connection)) ?? nil
+        }
         return CatalogTable(
             name: name, isView: isView, columns: columns, primaryKey: primaryKey,
             uniqueKeys: isView ? [] : try await uniqueKeys(of: name, connection),

@@ -1,11 +1,14 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// How OData values are stored in SQLite columns, and read back.
 ///
 /// SQLite is dynamically typed, so the declared column type decides how a stored value is read:
 /// timestamps are text `YYYY-MM-DD HH:MM:SS.SSS` (SQLite's own convention, so its date functions
-/// work and text order is time order), booleans are 0/1, GUIDs lowercase text.
+/// work and text order is time order), booleans are 0/1, GUIDs lowercase text. Dates in a column
+/// that stores them in another form are converted to that form before they get here
+/// (``DateStorageForm/stored(_:column:table:)``), and every form SQLite reads is read back.
 enum SQLiteValueCoding {
     static func encode(_ value: ODataValue) -> SQLiteValue {
         switch value {
@@ -94,18 +97,21 @@ enum SQLiteValueCoding {
             case .null: return .null
             }
         case .dateTime:
-            switch data {
-            case .text(let t): guard let d = ODataDateTime.parse(t) else { throw invalid() }; return .dateTime(d)
-            case .integer(let i): return .dateTime(ODataDateTime(microsecondsSince1970: i * 1_000_000))
-            case .float(let julianDay):
-                // SQLite's REAL timestamps are Julian day numbers.
-                let seconds = (julianDay - 2_440_587.5) * 86_400
-                return .dateTime(ODataDateTime(microsecondsSince1970: Int64((seconds * 1_000_000).rounded())))
-            default: throw invalid()
+            // Text in any ISO 8601 spelling SQLite's date functions read, a zone applied (UTC
+            // results); numbers as SQLite reads them (``DateNumbers``).
+            if case .text(let t) = data {
+                guard let d = ODataDateTime.parse(t) else { throw invalid() }
+                return .dateTime(d)
             }
+            guard let d = instant(data) else { throw invalid() }
+            return .dateTime(d)
         case .dateTimeOffset:
-            guard case .text(let t) = data, let d = ODataDateTimeOffset.parse(t) else { throw invalid() }
-            return .dateTimeOffset(d)
+            if case .text(let t) = data {
+                guard let d = ODataDateTimeOffset.parse(t) else { throw invalid() }
+                return .dateTimeOffset(d)
+            }
+            guard let d = instant(data) else { throw invalid() }
+            return .dateTimeOffset(ODataDateTimeOffset(utc: d))
         case .time:
             guard case .text(let t) = data, let v = ODataTime.parse(t) else { throw invalid() }
             return .time(v)
@@ -124,6 +130,17 @@ enum SQLiteValueCoding {
             case .text(let t): return .binary(Data(t.utf8))
             default: throw invalid()
             }
+        }
+    }
+
+    /// A stored number as an instant: an INTEGER is Unix time, a REAL a Julian day in SQLite's
+    /// Julian range and Unix time beyond it. (A Julian day stored as an INTEGER is read as REAL by
+    /// the statement, ``DateStorageForm/read(_:)``.)
+    private static func instant(_ data: SQLiteValue) -> ODataDateTime? {
+        switch data {
+        case .integer(let seconds): return DateNumbers.instant(unixSeconds: seconds)
+        case .float(let number): return DateNumbers.instant(number)
+        default: return nil
         }
     }
 
