@@ -16,10 +16,11 @@ struct ModelFileServingTests {
         return ["""
             CREATE TABLE customer (id \(integerKey), name TEXT NOT NULL, secret TEXT);
             CREATE TABLE purchase (id \(integerKey), customer_id INTEGER NOT NULL REFERENCES customer(id), total INTEGER NOT NULL,
-                                   flag TEXT NOT NULL DEFAULT '0');
+                                   flag TEXT NOT NULL DEFAULT '0', created TEXT);
             CREATE VIEW big_purchase AS SELECT id, customer_id, total FROM purchase WHERE total > 10;
             INSERT INTO customer (id, name, secret) VALUES (1, 'Ada', 'hunter2'), (2, 'Brian', 'swordfish');
-            INSERT INTO purchase (id, customer_id, total, flag) VALUES (1, 1, 5, '0'), (2, 1, 50, '1'), (3, 2, 70, '1');
+            INSERT INTO purchase (id, customer_id, total, flag, created) VALUES (1, 1, 5, '0', '2016-07-04'), (2, 1, 50, '1', '2016-07-05'),
+                (3, 2, 70, '1', '2017-01-01');
             """]
     }
 
@@ -33,7 +34,7 @@ struct ModelFileServingTests {
               secret: { hidden: true }
           purchase:
             columns:
-        \(backend == .sqlite ? "      flag: { type: Edm.Boolean }" : "      flag: {}")
+        \(backend == .sqlite ? "      flag: { type: Edm.Boolean }\n      created: { type: Edm.DateTime }" : "      flag: {}")
             relationships:
               - columns: [customer_id]
                 references: customer
@@ -112,6 +113,17 @@ struct ModelFileServingTests {
                 #expect(flagged.json["d"]["results"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [2, 3], "\(flagged.text)")
                 let first = try await client.get("/shop/purchase(1)")
                 #expect(first.json["d"]["flag"] == .bool(false), "\(first.text)")
+                // A text column of dates served as dates: compared in the form it stores them.
+                let july4 = try await client.get("/shop/purchase?$filter=created%20eq%20datetime'2016-07-04T00:00:00'&$select=id")
+                #expect(july4.json["d"]["results"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [1], "\(july4.text)")
+                let ordered = try await client.get("/shop/purchase?$orderby=created%20desc&$select=id")
+                #expect(ordered.json["d"]["results"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [3, 2, 1], "\(ordered.text)")
+                let posted = try await client.send(.post, "/shop/purchase", headers: Self.json,
+                                                   body: #"{"customer_id":2,"total":1,"flag":true,"created":"/Date(1514764800000)/"}"#)
+                #expect(posted.status == .created, "\(posted.text)")
+                let stored = try await client.send(.post, "/shop/$sql", headers: Self.json,
+                                                   body: #"{"sql":"SELECT id FROM purchase WHERE created = '2018-01-01'"}"#)
+                #expect(stored.status == .ok && stored.json["rows"] == .array([.array([.number("4")])]), "\(stored.text)")
             }
         }
     }
