@@ -4,11 +4,13 @@ import StrataSQL
 import StrataServer
 
 /// The SQL files and settings of one demo service: `SQL/<service>/schema.sql` rendered for a
-/// dialect (``DemoSchema``), `data.sql` (portable), and `service.json` (namespace and title).
+/// dialect (``DemoSchema``), `data.sql` (portable), `service.json` (namespace and title), and
+/// `model.yaml`, the service's model file, where it has one.
 struct DemoFiles {
     var schema: SQLScript
     var data: SQLScript
     var settings: ServiceSettings
+    var modelFile: String?
 
     init(service: String, dialect: SQLDialect) throws {
         let folder = try Self.folder(of: service)
@@ -16,6 +18,7 @@ struct DemoFiles {
         data = try SQLScript(contentsOf: folder.appendingPathComponent("data.sql"))
         let json = try JSONValue.parse(Array(Data(contentsOf: folder.appendingPathComponent("service.json"))))
         settings = ServiceSettings(namespace: json["namespace"]?.stringValue, title: json["title"]?.stringValue)
+        modelFile = try? String(contentsOf: folder.appendingPathComponent("model.yaml"), encoding: .utf8)
     }
 
     static func folder(of service: String) throws -> URL {

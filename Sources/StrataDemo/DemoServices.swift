@@ -1,4 +1,5 @@
 import Logging
+import StrataSQL
 import StrataServer
 
 /// The demo services, reproducing the data of the CarDealer, SpeakEasy and hockey samples.
@@ -16,8 +17,19 @@ package struct DemoServices: StartupProvisioner {
             let files = try DemoFiles(service: name, dialect: target.dialect)
             if try await target.createService(name, scripts: [files.schema, files.data]) {
                 try await target.saveSettings(files.settings, of: name)
+                if let model = files.modelFile { try target.writeModelFile(model, for: name) }
                 target.logger.info("Created demo service", metadata: ["service": .string(name)])
             }
         }
+    }
+
+    /// The model files the demo writes, by service: for a data directory whose services were
+    /// created elsewhere (a copied PostgreSQL database, in the tests).
+    package static func modelFiles() throws -> [String: String] {
+        var files: [String: String] = [:]
+        for name in names {
+            if let model = try DemoFiles(service: name, dialect: .sqlite).modelFile { files[name] = model }
+        }
+        return files
     }
 }

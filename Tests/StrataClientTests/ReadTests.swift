@@ -16,7 +16,10 @@ struct ReadTests {
         #expect(people[0].type == "edmexampleModel.Person")
         #expect(people[0].uri?.path == "/cardealer/Person(1)")
         #expect(people[0].navigation("PersonCar") == .deferred(people[0].uri?.appendingPathComponent("PersonCar")))
-        let typed = try await service.set("Person").top(5).all(as: TypedPerson.self)
+        // The demo's model file keeps ssn for editors: the anonymous app does not get it.
+        #expect(people[0]["ssn"] == nil)
+        let staff = try await LiveServer.shared().signedInService("cardealer")
+        let typed = try await staff.set("Person").top(5).all(as: TypedPerson.self)
         #expect(typed.map(\.lastName) == people.compactMap { $0["lastName"]?.stringValue })
         #expect(typed[0].createDate == Date(timeIntervalSince1970: 1_257_008_908.440))
         #expect(typed[0].ssn == "543872934")
@@ -24,7 +27,7 @@ struct ReadTests {
 
     @Test("One entity by key, decoded and dynamic")
     func singleEntity() async throws {
-        let service = try await LiveServer.shared().service("cardealer")
+        let service = try await LiveServer.shared().signedInService("cardealer")
         let bob = try await service.set("Person").key(1).get(as: TypedPerson.self)
         #expect(bob == TypedPerson(personID: 1, firstName: "Bob", lastName: "Samson", ssn: "543872934",
                                    createDate: Date(timeIntervalSince1970: 1_257_008_908.440)))
@@ -53,7 +56,7 @@ struct ReadTests {
 
     @Test("The model from $metadata types every property exactly")
     func model() async throws {
-        let service = try await LiveServer.shared().service("cardealer")
+        let service = try await LiveServer.shared().signedInService("cardealer")
         let model = try await service.model()
         #expect(model.namespace == "edmexampleModel")
         #expect(model.serviceName == "cardealer")

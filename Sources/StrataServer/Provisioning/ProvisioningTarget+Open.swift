@@ -13,14 +13,15 @@ extension ProvisioningTarget {
         _ body: @Sendable (ProvisioningTarget) async throws -> T
     ) async throws -> T {
         try await DetachedStore.with(directory: dataDirectory, database: postgres.map(DatabaseLocation.postgres), logger: logger) { store in
-            try await run(store, logger, body)
+            try await run(store, dataDirectory, logger, body)
         }
     }
 
-    private static func run<T: Sendable>(_ store: any ServiceStore, _ logger: Logger, _ body: @Sendable (ProvisioningTarget) async throws -> T) async throws -> T {
+    private static func run<T: Sendable>(_ store: any ServiceStore, _ dataDirectory: URL, _ logger: Logger,
+                                         _ body: @Sendable (ProvisioningTarget) async throws -> T) async throws -> T {
         let system = SystemDatabase(database: store.system, schema: store.systemSchema)
         try await system.migrate(logger: logger)
-        return try await body(ProvisioningTarget(store: store, system: system, logger: logger))
+        return try await body(ProvisioningTarget(store: store, system: system, modelDirectory: dataDirectory, logger: logger))
     }
 
     /// Fills tables of a service created by ``createService(_:scripts:)`` in one transaction. When

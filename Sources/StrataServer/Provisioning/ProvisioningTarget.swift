@@ -27,7 +27,12 @@ package struct ProvisioningTarget: Sendable {
         var now: @Sendable () -> Date
     }
 
-    init(store: any ServiceStore, system: SystemDatabase, blobs: BlobServices? = nil, accounts: AccountProvisioning? = nil, logger: Logger) {
+    /// Where the services' model files go (the data directory); nil where there is none to write.
+    let modelDirectory: URL?
+
+    init(store: any ServiceStore, system: SystemDatabase, blobs: BlobServices? = nil, accounts: AccountProvisioning? = nil,
+         modelDirectory: URL? = nil, logger: Logger) {
+        self.modelDirectory = modelDirectory
         self.store = store
         self.system = system
         self.blobs = blobs

@@ -21,7 +21,7 @@ final class StrataRuntime: Sendable {
     let auth: AuthServices?
     /// Blob containers: metadata in the system database, content under `<data>/blobs`.
     let blobs: BlobServices
-    private let services = Mutex<[String: ODataService]>([:])
+    private let services = Mutex<[String: ServedService]>([:])
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
     let shutdown = InterruptSignal(reason: .shutdown)
 
@@ -67,7 +67,8 @@ final class StrataRuntime: Sendable {
                 ProvisioningTarget.AccountProvisioning(store: auth.store, hasher: auth.hasher, announce: auth.settings.announce,
                                                        now: auth.settings.now)
             }
-            let target = ProvisioningTarget(store: store, system: system, blobs: blobs, accounts: accounts, logger: logger)
+            let target = ProvisioningTarget(store: store, system: system, blobs: blobs, accounts: accounts,
+                                            modelDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true), logger: logger)
             for provisioner in configuration.provisioners {
                 try await provisioner.provision(target)
             }
@@ -97,7 +98,7 @@ final class StrataRuntime: Sendable {
         let settings = try await system.serviceSettings()
         let loader = ServiceLoader(modelDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true), logger: logger)
         let previous = services.withLock { $0 }
-        var loaded: [String: ODataService] = [:]
+        var loaded: [String: ServedService] = [:]
         var report = ReloadReport()
         for var storage in try await store.discover() {
             let serviceSettings = settings[storage.name] ?? ServiceSettings()
@@ -111,8 +112,9 @@ final class StrataRuntime: Sendable {
                 continue
             }
             storage.dateForms = result.dateForms
-            loaded[storage.name] = ODataService(storage: storage, catalog: result.built, settings: result.settings,
-                                                maxProtocolVersion: result.maxProtocolVersion)
+            let full = ODataService(storage: storage, catalog: result.built, settings: result.settings,
+                                    maxProtocolVersion: result.maxProtocolVersion)
+            loaded[storage.name] = ServedService(full: full, loaded: result, logger: logger)
             report.loaded.append(storage.name)
             logger.info("Serving service", metadata: [
                 "service": .string(storage.name), "entitySets": "\(result.model.entitySets.count)",
@@ -124,12 +126,19 @@ final class StrataRuntime: Sendable {
         return report
     }
 
+    /// A service's full model, as administrators are served it.
     func service(named name: String) -> ODataService? {
-        services.withLock { $0[name] }
+        services.withLock { $0[name] }?.full
+    }
+
+    /// A service as a caller holding `roles` (for this service) is served it: without the columns
+    /// its model file restricts to roles the caller does not hold.
+    func service(named name: String, roles: Set<String>) throws -> ODataService? {
+        try services.withLock { $0[name] }?.serving(roles)
     }
 
     var allServices: [ODataService] {
-        services.withLock { Array($0.values) }.sorted { $0.name < $1.name }
+        services.withLock { Array($0.values) }.map(\.full).sorted { $0.name < $1.name }
     }
 
     func close() async {

@@ -73,6 +73,12 @@ actor TestDatabases {
             try await creation.value
             configuration.database = .postgres(PostgresLocation(host: endpoint.host, port: endpoint.port, username: endpoint.user, database: name))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // The demo's model files live in the data directory, which a copied database lacks.
+            if demo {
+                for (service, text) in try DemoServices.modelFiles() {
+                    try text.write(to: directory.appendingPathComponent("\(service).model.yaml"), atomically: true, encoding: .utf8)
+                }
+            }
         }
         if !demo { try await Self.addTester(to: configuration) }
         return configuration
@@ -106,7 +112,7 @@ actor TestDatabases {
         let store = try await SQLiteServiceStore.open(directory: directory, singleFile: nil, counter: .none, logger: Self.logger)
         let system = SystemDatabase(database: store.system, schema: nil)
         try await system.migrate(logger: Self.logger)
-        try await Self.provisionDemo(store, system)
+        try await Self.provisionDemo(store, system, modelDirectory: directory)
         await store.close()
         return directory
     }
@@ -127,10 +133,10 @@ actor TestDatabases {
     /// The demo services and access rules (anonymous reads of cardealer and speakeasy, a signed-in
     /// reader for hockey), as `strata serve --demo` creates them, and the administrator `withServer`
     /// signs in as. The demo `editor` account's random password is not announced.
-    private static func provisionDemo(_ store: any ServiceStore, _ system: SystemDatabase) async throws {
+    private static func provisionDemo(_ store: any ServiceStore, _ system: SystemDatabase, modelDirectory: URL? = nil) async throws {
         let accounts = ProvisioningTarget.AccountProvisioning(store: AuthStore(system: system), hasher: try PasswordHasher(cost: 4),
                                                               announce: { _ in }, now: { Date() })
-        let target = ProvisioningTarget(store: store, system: system, accounts: accounts, logger: Self.logger)
+        let target = ProvisioningTarget(store: store, system: system, accounts: accounts, modelDirectory: modelDirectory, logger: Self.logger)
         try await DemoServices().provision(target)
         try await DemoAccounts().provision(target)
         try await createTester(system)

@@ -32,6 +32,7 @@ extension ModelFile {
         var table = catalogTable
         table.exposedName = entry.name?.value
         var hidden: Set<String> = []
+        var restricted: [String: Int] = [:]
         for column in entry.columns {
             guard let position = table.columns.firstIndex(where: { $0.name == column.column }) else {
                 throw error(column.line, "\(table.name) has no column '\(column.column)': \(Self.list(table.columns.map(\.name))).")
@@ -41,6 +42,13 @@ extension ModelFile {
                 table.columns[position].type = try overridden(table.columns[position], to: type, table: table.name, dialect: dialect)
             }
             if column.hidden?.value == true { hidden.insert(column.column) }
+            if let roles = column.readableBy {
+                if column.hidden?.value == true {
+                    throw error(roles.line, "\(table.name).\(column.column) is hidden from everyone; remove readableBy or hidden.")
+                }
+                table.columns[position].readableBy = Set(roles.value)
+                restricted[column.column] = roles.line
+            }
         }
         if let key = entry.key {
             if !table.primaryKey.isEmpty {
@@ -61,6 +69,15 @@ extension ModelFile {
             }
             if let fk = table.foreignKeys.first(where: { $0.columns.contains(name) }) {
                 throw error(line, "\(table.name).\(name) cannot be hidden: the relationship to \(fk.referencedTable) uses it. Keep the column, or serve a view without it.")
+            }
+        }
+        // A column some callers cannot see must not be one their reads need.
+        for (name, line) in restricted.sorted(by: { $0.value < $1.value }) {
+            if (table.declaredKey ?? table.primaryKey).contains(name) {
+                throw error(line, "\(table.name).\(name) is part of the key: every caller who reads the table addresses its entities by it, so it cannot be restricted to some roles.")
+            }
+            if let fk = table.foreignKeys.first(where: { $0.columns.contains(name) }) {
+                throw error(line, "\(table.name).\(name) cannot be restricted to some roles: the relationship to \(fk.referencedTable) uses it.")
             }
         }
         table.columns.removeAll { hidden.contains($0.name) }

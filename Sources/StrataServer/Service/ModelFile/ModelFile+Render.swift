@@ -36,7 +36,8 @@ extension ServiceLoader.Loaded {
             out += "    columns:\n"
             for column in table.columns {
                 guard let name = propertyName(column, in: table), let property = type.property(named: name) else { continue }
-                out += "      \(YAMLText.scalar(column.name)): { name: \(YAMLText.scalar(property.name)), type: \(property.type.rawValue) }"
+                let readers = column.readableBy.map { ", readableBy: \(YAMLText.list($0.sorted()))" } ?? ""
+                out += "      \(YAMLText.scalar(column.name)): { name: \(YAMLText.scalar(property.name)), type: \(property.type.rawValue)\(readers) }"
                 out += "  # \(column.declaredType.isEmpty ? "no declared type" : column.declaredType)\(column.isServerGenerated ? ", generated" : "")\n"
             }
             let original = self.original.first { $0.name == table.name }
@@ -58,12 +59,12 @@ extension ServiceLoader.Loaded {
     }
 
     /// The entity set that serves `table` (the model names it; ``StorageNames`` maps it back).
-    private func entitySet(of table: CatalogTable) -> EntitySet? {
+    func entitySet(of table: CatalogTable) -> EntitySet? {
         model.entitySets.first { built.names.table($0.name) == table.name }
     }
 
     /// The property that serves `column` of `table`.
-    private func propertyName(_ column: CatalogColumn, in table: CatalogTable) -> String? {
+    func propertyName(_ column: CatalogColumn, in table: CatalogTable) -> String? {
         guard let set = entitySet(of: table) else { return nil }
         let type = model.entityType(of: set)
         return type.properties.first { built.names.column($0.name, of: type.name) == column.name }?.name
@@ -75,7 +76,7 @@ extension ServiceLoader.Loaded {
 
     /// The navigation properties a foreign key became: on the referencing type, the one over its
     /// columns to the referenced set; on the referenced type, the one back.
-    private func navigationNames(of fk: CatalogForeignKey, from table: CatalogTable) -> (forward: String, reverse: String)? {
+    func navigationNames(of fk: CatalogForeignKey, from table: CatalogTable) -> (forward: String, reverse: String)? {
         guard let set = entitySet(of: table),
               let target = catalog.first(where: { $0.name == fk.referencedTable }), let targetSet = entitySet(of: target) else { return nil }
         let local = fk.columns.compactMap { name in table.column(named: name).flatMap { propertyName($0, in: table) } }

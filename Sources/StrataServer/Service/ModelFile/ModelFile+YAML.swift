@@ -142,7 +142,7 @@ private struct NodeReader {
     func column(_ key: Key, _ node: Node, table: String) throws(ModelFileError) -> ModelFile.Column {
         var column = ModelFile.Column(column: key.name, line: key.line)
         let what = "the column \(table).\(key.name)"
-        for (setting, value) in try mapping(node, what, allowed: ["name", "type", "hidden"]) {
+        for (setting, value) in try mapping(node, what, allowed: ["name", "type", "hidden", "readableBy"]) {
             switch setting.name {
             case "name":
                 column.name = .init(value: try identifier(value, "The name of \(table).\(key.name)"), line: line(value))
@@ -152,6 +152,8 @@ private struct NodeReader {
                     throw error(value, "'\(text)' is not an EDM type; use one of \(EDMPrimitiveType.allCases.map(\.rawValue).joined(separator: ", ")).")
                 }
                 column.type = .init(value: type, line: line(value))
+            case "readableBy":
+                column.readableBy = .init(value: try names(value, "readableBy (role names)"), line: line(value))
             default:
                 column.hidden = .init(value: try bool(value, "hidden"), line: line(value))
             }

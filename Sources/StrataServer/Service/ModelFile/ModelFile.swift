@@ -53,6 +53,9 @@ struct ModelFile: Sendable, Equatable {
         var type: Entry<EDMPrimitiveType>?
         /// Left out of every path: the entity type, `$metadata`, `$tables`, `$sql`, `$changes`.
         var hidden: Entry<Bool>?
+        /// Served only to callers holding one of these roles (and to administrators); left out of
+        /// every path for everyone else, anonymous callers included.
+        var readableBy: Entry<[String]>?
     }
 
     /// A foreign key: an existing one (to name its navigation properties) or a declared one (for a

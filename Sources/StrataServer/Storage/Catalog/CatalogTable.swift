@@ -42,6 +42,9 @@ struct CatalogColumn: Sendable, Hashable {
     /// The property name a service's model gives the column; nil serves it under its own name made
     /// an OData identifier. Refused by ``ModelBuilder`` when not an identifier or taken in the type.
     var exposedName: String? = nil
+    /// The roles that may read the column when a model file restricts it (administrators always
+    /// may); nil for a column everyone who may read the table reads.
+    var readableBy: Set<String>? = nil
     /// How a SQLite date column holds its values when not in Strata's own form (read from a sample
     /// of them); nil on PostgreSQL, whose columns are real timestamps.
     var dateForm: DateStorageForm? = nil
