@@ -15,8 +15,7 @@ struct ODataEndpoint: Sendable {
 
     func handle(_ request: Request, context: StrataRequestContext) async throws -> Response {
         let url = try ODataRequestURL(rawPath: request.uri.path, rawQuery: request.uri.query)
-        let roles = context.principal?.roles(in: url.serviceName) ?? []
-        guard let service = try runtime.service(named: url.serviceName, roles: roles) else {
+        guard let service = try runtime.service(named: url.serviceName, for: context.principal) else {
             context.setRoute("odata.unknown")
             throw ODataError.notFound("There is no service named '\(url.serviceName)'. Services: \(runtime.allServices.map(\.name).joined(separator: ", ")).")
         }

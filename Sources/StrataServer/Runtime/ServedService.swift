@@ -23,6 +23,13 @@ final class ServedService: Sendable {
         self.logger = logger
     }
 
+    /// The service as `principal` is served: the full model unless a column is restricted to roles
+    /// it does not hold (the roles are looked at only then).
+    func serving(_ principal: Principal?) throws -> ODataService {
+        guard !restrictingRoles.isEmpty else { return full }
+        return try serving(principal?.roles(in: full.name) ?? [])
+    }
+
     /// The service as a caller holding `roles` (for this service) is served.
     func serving(_ roles: Set<String>) throws -> ODataService {
         guard !restrictingRoles.isEmpty, !roles.contains("admin") else { return full }

@@ -131,10 +131,10 @@ final class StrataRuntime: Sendable {
         services.withLock { $0[name] }?.full
     }
 
-    /// A service as a caller holding `roles` (for this service) is served it: without the columns
-    /// its model file restricts to roles the caller does not hold.
-    func service(named name: String, roles: Set<String>) throws -> ODataService? {
-        try services.withLock { $0[name] }?.serving(roles)
+    /// A service as `principal` is served it: without the columns its model file restricts to
+    /// roles the caller does not hold.
+    func service(named name: String, for principal: Principal?) throws -> ODataService? {
+        try services.withLock { $0[name] }?.serving(principal)
     }
 
     var allServices: [ODataService] {
