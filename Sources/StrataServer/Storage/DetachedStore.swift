@@ -39,11 +39,8 @@ enum DetachedStore {
                 throw error
             }
         case .postgres(let location):
-            let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                defer { group.cancelAll() }
-                return try await body(PostgresServiceStore(client: client, counter: .none, logger: logger, system: placement))
+            return try await location.withClient(logger: logger) { client in
+                try await body(PostgresServiceStore(client: client, counter: .none, logger: logger, system: placement))
             }
         }
     }

@@ -45,12 +45,8 @@ struct SystemPlacement: Sendable {
                 throw error
             }
         case .postgres(let location):
-            let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                defer { group.cancelAll() }
-                return try await body(postgres(PostgresPool(fixed: client, logger: logger), connectionWait: .seconds(10),
-                                               scanLimit: 8, logger: logger))
+            return try await location.withClient(logger: logger) { client in
+                try await body(postgres(PostgresPool(fixed: client, logger: logger), connectionWait: .seconds(10), scanLimit: 8, logger: logger))
             }
         }
     }

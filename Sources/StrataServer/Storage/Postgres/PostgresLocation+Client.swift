@@ -1,4 +1,5 @@
 import NIOSSL
+import Logging
 import PostgresNIO
 
 /// The one place postgres-nio is configured: the server's pool and the control connection
@@ -52,5 +53,16 @@ extension PostgresLocation {
             configuration.options.maximumConnections = connections
         }
         return configuration
+    }
+
+    /// Runs `body` with a client of this database that opens connections on demand, for commands
+    /// that run and exit; the client stops when `body` returns or throws.
+    func withClient<T: Sendable>(logger: Logger, _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
     }
 }
