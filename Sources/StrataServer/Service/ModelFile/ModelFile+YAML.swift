@@ -109,10 +109,10 @@ private struct NodeReader {
     /// A list of names, written `[a, b]` or as `- a` lines; a single name is a list of one.
     func names(_ node: Node, _ what: String) throws(ModelFileError) -> [String] {
         if node.scalar != nil { return [try string(node, what)] }
-        guard let sequence = node.sequence else { throw error(node, "\(what) is a list of column names, as in [a, b].") }
+        guard let sequence = node.sequence else { throw error(node, "\(what) is a list of names, as in [a, b].") }
         var names: [String] = []
         for item in sequence { names.append(try string(item, "an item of \(what)")) }
-        guard !names.isEmpty else { throw error(node, "\(what) names no column.") }
+        guard !names.isEmpty else { throw error(node, "\(what) is empty: name at least one.") }
         return names
     }
 
