@@ -12,25 +12,11 @@ struct BlobCommandTests {
         var errors: String
     }
 
+    /// Runs the `strata` executable as a person would in `directory`, through ``ChildProcess``.
     static func strata(_ arguments: [String], environment: [String: String], input: String? = nil,
                        directory: String) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try StrataProcess.executable())
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe(), errors = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = standardInput
-        try process.run()
-        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-        try standardInput.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                   errors: String(decoding: err, as: UTF8.self))
+        let result = try ChildProcess.run(try StrataProcess.executable(), arguments, environment: environment, input: input, directory: directory)
+        return Run(status: result.status, output: result.output, errors: result.errors)
     }
 
     @Test("login, mk, put, ls, get, rm: a file goes up and comes back the same; refusals are errors with the server's message")

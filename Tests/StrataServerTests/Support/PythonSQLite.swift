@@ -24,23 +24,15 @@ enum PythonSQLite {
     }
 
     private static func run(_ lines: [String], _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", lines.joined(separator: "\n")] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try ChildProcess.run("python3", ["-c", lines.joined(separator: "\n")] + arguments)
         } catch {
             throw Failure(description: "python3 is needed to make the SQLite fixtures: \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "python3 failed: \(String(decoding: message, as: UTF8.self))")
+        guard result.status == 0 else {
+            throw Failure(description: "python3 failed (\(result.status)): \(result.errors)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return result.output
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// A program run to completion with `posix_spawn`, its input and outputs through files.
+///
+/// Not Foundation's `Process`: on Linux with Swift 6.3.1, `Process.run()` reads past the end of a
+/// buffer while it lists `/proc/self/fd` and now and then crashes the whole test process with a
+/// bad pointer dereference (swift-corelibs-foundation pull request 5472, fixed after 6.3.1; a CI
+/// run of this suite hit it). Files instead of pipes: no reader thread, and no deadlock when a
+/// program writes more than a pipe holds before its other stream is read.
+enum ChildProcess {
+    struct Result: Sendable {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `executable` (a path, or a name looked up in `PATH`) and waits for it. `environment`
+    /// adds to this process's variables; `input` is its standard input; `directory` its working directory.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+                    directory: String? = nil) throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString.prefix(12))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (inPath, outPath, errPath) = (scratch.appendingPathComponent("in").path, scratch.appendingPathComponent("out").path,
+                                          scratch.appendingPathComponent("err").path)
+        try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: inPath))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        spawnClosesDescriptors(from: 3, &actions)
+        if let directory { try spawnChangesDirectory(to: directory, &actions) }
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw Failure(description: "waiting for \(executable): \(String(cString: strerror(errno)))") }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import as macros; a signal reads as 128 + its number.
+        let exited = status & 0x7f == 0
+        let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return Result(status: code, output: read(outPath), errors: read(errPath))
+    }
+}
+
+/// Makes a spawned child start in `directory` (glibc 2.29's `posix_spawn_file_actions_addchdir_np`,
+/// looked up at run time as ``spawnClosesDescriptors(from:_:)`` looks up its function).
+func spawnChangesDirectory(to directory: String, _ actions: inout posix_spawn_file_actions_t) throws {
+    typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
+        throw ChildProcess.Failure(description: "posix_spawn_file_actions_addchdir_np is missing (glibc older than 2.29)")
+    }
+    let result = directory.withCString { unsafeBitCast(symbol, to: AddChdir.self)(&actions, $0) }
+    guard result == 0 else { throw ChildProcess.Failure(description: "cannot start a child in \(directory): error \(result)") }
+}
