@@ -17,6 +17,8 @@ struct ModelFileRenameTests {
             CREATE TABLE "Categories" ("CategoryID" INTEGER PRIMARY KEY, "CategoryName" VARCHAR(15) NOT NULL);
             CREATE TABLE "Products" ("ProductID" INTEGER PRIMARY KEY, "ProductName" VARCHAR(40) NOT NULL,
                                      "CategoryID" INTEGER REFERENCES "Categories"("CategoryID"));
+            CREATE TABLE "Employees" ("EmployeeID" INTEGER PRIMARY KEY, "LastName" VARCHAR(20) NOT NULL,
+                                      "ReportsTo" INTEGER REFERENCES "Employees"("EmployeeID"));
             CREATE TABLE "Orders" ("OrderID" INTEGER PRIMARY KEY, "CustomerID" CHAR(5) REFERENCES "Customers"("CustomerID"));
             CREATE TABLE "Order Details" ("OrderID" INTEGER NOT NULL REFERENCES "Orders"("OrderID"),
                                           "ProductID" INTEGER NOT NULL REFERENCES "Products"("ProductID"),
@@ -25,6 +27,7 @@ struct ModelFileRenameTests {
             INSERT INTO "Customers" VALUES ('ALFKI', 'Alfreds Futterkiste'), ('ANATR', 'Ana Trujillo Emparedados');
             INSERT INTO "Categories" VALUES (1, 'Beverages'), (2, 'Condiments');
             INSERT INTO "Products" VALUES (1, 'Chai', 1), (2, 'Chang', 1), (3, 'Aniseed Syrup', 2);
+            INSERT INTO "Employees" VALUES (2, 'Fuller', NULL), (1, 'Davolio', 2), (3, 'Leverling', 2), (5, 'Buchanan', 2), (6, 'Suyama', 5);
             INSERT INTO "Orders" VALUES (10643, 'ALFKI'), (10692, 'ALFKI'), (10308, 'ANATR');
             INSERT INTO "Order Details" VALUES (10643, 1, 18, 15), (10643, 3, 10, 2), (10692, 2, 19, 20), (10308, 1, 18, 1);
             """]
@@ -34,6 +37,12 @@ struct ModelFileRenameTests {
         tables:
           Categories:
             name: ProductCategories
+          Employees:
+            relationships:
+              - columns: [ReportsTo]
+                references: Employees
+                name: Manager
+                reverseName: Reports
           Customers:
             columns:
               CompanyName: { name: Company }
@@ -106,6 +115,14 @@ struct ModelFileRenameTests {
             let unknown = try await client.send(.post, "/northwind/Customers", headers: Self.json,
                                                 body: #"{"CustomerID":"XXXXX","CompanyName":"old name"}"#)
             #expect(unknown.status == .badRequest, "\(unknown.text)")
+
+            // A self-reference, named both ways.
+            let manager = try await client.get("/northwind/Employees(6)/Manager")
+            #expect(manager.json["d"]["LastName"]?.stringValue == "Buchanan", "\(manager.text)")
+            let reports = try await client.get("/northwind/Employees(2)/Reports?$orderby=EmployeeID&$select=EmployeeID")
+            #expect(reports.json["d"]["results"]?.arrayValue?.compactMap { $0["EmployeeID"]?.intValue } == [1, 3, 5], "\(reports.text)")
+            let chain = try await client.get("/northwind/Employees(6)?$expand=Manager/Manager&$select=LastName,Manager/LastName,Manager/Manager/LastName")
+            #expect(chain.json["d"]["Manager"]["Manager"]["LastName"]?.stringValue == "Fuller", "\(chain.text)")
 
             let metadata = try await client.get("/northwind/$metadata")
             for name in ["Name=\"Customer\"", "Name=\"Category\"", "Name=\"Order_Details\"", "Name=\"UnitPrice\"", "Name=\"Company\""] {
