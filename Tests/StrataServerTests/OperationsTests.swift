@@ -178,7 +178,10 @@ struct OperationsTests {
         #expect(result.bytes > 15_000_000, "\(result.bytes) bytes")
         #expect(result.tail.hasSuffix("]}}"))
         let growth = peak.withLockedValue { $0 } - before
-        #expect(growth < result.bytes / 3, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
+        // Half the response: a server that buffered it would grow by all of it (24 MB and more),
+        // while streaming grows by what the first large response makes malloc's per-thread arenas
+        // keep — 7 to 9 MB here, which crossed a third of the response in one CI run.
+        #expect(growth < result.bytes / 2, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
         try? FileManager.default.removeItem(atPath: configuration.dataDirectory)
     }
 }
