@@ -122,9 +122,12 @@ struct ErrorTests {
             #expect(ContinuousClock.now - start < .seconds(10), "the first request waited \(ContinuousClock.now - start)")
             start = ContinuousClock.now
             for _ in 0..<5 { #expect(try await client.get("/shop/Item(1)").status == .serviceUnavailable) }
-            let health = try await client.get("/health")
+            let health = try await client.get("/health/ready")
             #expect(health.status == .serviceUnavailable)
+            #expect(health.json["status"]?.stringValue == "degraded")
             #expect(health.json["databases"]["shop"]?.stringValue == "unreachable")
+            // Alive all the same: a database outage must not get the server restarted.
+            #expect(try await client.get("/health/live").status == .ok)
             #expect(health.json["databases"]["system"]?.stringValue == "unreachable")
             #expect(ContinuousClock.now - start < .seconds(3), "known down, requests and /health should not wait: \(ContinuousClock.now - start)")
 

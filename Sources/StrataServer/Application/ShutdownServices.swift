@@ -12,6 +12,7 @@ struct ShutdownGraceService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
+        runtime.beginDraining()
         let (grace, signal, logger) = (runtime.configuration.shutdownGrace, runtime.shutdown, runtime.logger)
         logger.info("Shutting down: no new connections; requests in flight may finish", metadata: ["grace": "\(grace)"])
         Task {

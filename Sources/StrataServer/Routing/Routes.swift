@@ -25,9 +25,16 @@ enum Routes {
             AdminRoutes.register(on: router, runtime: runtime, auth: auth)
         }
 
-        router.get("/health") { _, context in
-            context.setRoute("health")
-            return try await HealthCheck(runtime: runtime).response()
+        // `/health` is `/health/ready`, as it was before the two were told apart.
+        for path in ["/health", "/health/ready"] {
+            router.get(RouterPath(path)) { _, context in
+                context.setRoute("health.ready")
+                return try await HealthCheck(runtime: runtime).ready()
+            }
+        }
+        router.get("/health/live") { _, context in
+            context.setRoute("health.live")
+            return HealthCheck.live()
         }
         router.get("/metrics") { _, context in
             context.setRoute("metrics")
@@ -74,53 +81,5 @@ enum Routes {
         writer.endArray()
         writer.endObject()
         return writer.bytes
-    }
-}
-
-/// `GET /health`: 200 when every database answers, 503 naming the ones that do not.
-///
-/// Each database is asked once (the services of one PostgreSQL database share it), all at once, on
-/// connections kept for this (``Database/ping()``), so the answer never waits for a busy pool and
-/// comes within the control connection's timeout when a database is down.
-struct HealthCheck {
-    let runtime: StrataRuntime
-
-    func response() async throws -> Response {
-        var named: [(String, any Database)] = [("system", runtime.store.system)]
-        named += runtime.allServices.map { ($0.name, $0.database) }
-        var distinct: [ObjectIdentifier: any Database] = [:]
-        for (_, database) in named { distinct[ObjectIdentifier(database as AnyObject)] = database }
-        let logger = runtime.logger
-        let reachable = await withTaskGroup(of: (ObjectIdentifier, Bool).self) { group in
-            for (id, database) in distinct {
-                group.addTask {
-                    do {
-                        try await database.ping()
-                        return (id, true)
-                    } catch {
-                        logger.warning("Health check failed", metadata: ["error": .string("\(error)")])
-                        return (id, false)
-                    }
-                }
-            }
-            var results: [ObjectIdentifier: Bool] = [:]
-            for await (id, ok) in group { results[id] = ok }
-            return results
-        }
-        let results = named.map { ($0.0, reachable[ObjectIdentifier($0.1 as AnyObject)] ?? false) }
-        let healthy = results.allSatisfy(\.1)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("status")
-        writer.string(healthy ? "ok" : "degraded")
-        writer.key("databases")
-        writer.beginObject()
-        for (name, ok) in results {
-            writer.key(name)
-            writer.string(ok ? "ok" : "unreachable")
-        }
-        writer.endObject()
-        writer.endObject()
-        return ODataResponse.json(writer.bytes, status: healthy ? .ok : .serviceUnavailable, version: nil)
     }
 }

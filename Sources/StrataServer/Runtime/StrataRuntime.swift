@@ -24,6 +24,13 @@ final class StrataRuntime: Sendable {
     private let services = Mutex<[String: ServedService]>([:])
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
     let shutdown = InterruptSignal(reason: .shutdown)
+    private let draining = Mutex(false)
+
+    /// Whether a shutdown has begun: `/health/ready` then answers 503 so that balancers send no
+    /// new requests while those in flight finish.
+    var isDraining: Bool { draining.withLock { $0 } }
+
+    func beginDraining() { draining.withLock { $0 = true } }
 
     /// What the request stages read of the configuration.
     let requestSettings: RequestSettings
