@@ -6,7 +6,10 @@ import StrataSQL
 /// a SQLite file in the data directory or the `strata_system` schema on PostgreSQL.
 ///
 /// The schema evolves through numbered migrations recorded in `strata_migrations`; each runs once,
-/// in its own transaction.
+/// in its own transaction, which checks again that it has not run and applies it whole. Servers
+/// that start at the same moment on one database take turns: on PostgreSQL every migration
+/// transaction first takes a transaction-scoped advisory lock (``migrationLock``); on SQLite each
+/// is a `BEGIN IMMEDIATE` transaction, which holds the file's write lock from its first statement.
 struct SystemDatabase: Sendable {
     let database: any Database
     let schema: String?
@@ -35,6 +38,7 @@ struct SystemDatabase: Sendable {
         var created = false
         if let schema {
             created = try await database.transaction { connection in
+                try await lockMigrations(connection)
                 let exists = try await connection.query("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = \(bind: .string(schema))")
                 guard exists.rows.isEmpty else { return false }
                 // Asked first: after a refused statement, the transaction answers nothing more.
@@ -52,20 +56,45 @@ struct SystemDatabase: Sendable {
             }
         }
         let applied = try await database.transaction { connection -> Set<String> in
+            try await lockMigrations(connection)
             try await connection.execute("CREATE TABLE IF NOT EXISTS \(table("strata_migrations")) (\"id\" VARCHAR(128) NOT NULL PRIMARY KEY)")
             let rows = try await connection.query("SELECT \"id\" FROM \(table("strata_migrations"))", types: [.string])
             return Set(rows.rows.compactMap { $0[0].stringValue })
         }
         for migration in migrations where !applied.contains(migration.id) {
-            try await database.transaction { connection in
+            let ran = try await database.transaction { connection -> Bool in
+                try await lockMigrations(connection)
+                // Another server may have applied it since `applied` was read.
+                let done = try await connection.query(
+                    "SELECT 1 FROM \(table("strata_migrations")) WHERE \"id\" = \(bind: .string(migration.id))")
+                guard done.rows.isEmpty else { return false }
                 for statement in migration.statements {
                     try await connection.execute(statement)
                 }
                 try await connection.execute("INSERT INTO \(table("strata_migrations")) (\"id\") VALUES (\(bind: .string(migration.id)))")
+                return true
             }
-            logger.info("Applied system migration", metadata: ["migration": .string(migration.id)])
+            if ran { logger.info("Applied system migration", metadata: ["migration": .string(migration.id)]) }
         }
         return created
+    }
+
+    /// On PostgreSQL, waits for the migration lock of this schema, held until the transaction
+    /// ends; nothing on SQLite, whose `BEGIN IMMEDIATE` already serializes the transactions.
+    private func lockMigrations(_ connection: any DatabaseConnection) async throws {
+        guard let schema, dialect == .postgres else { return }
+        try await connection.execute("SELECT pg_advisory_xact_lock(\(bind: .int64(Self.migrationLock(schema))))")
+    }
+
+    /// The advisory lock key of a system schema's migrations: a stable 64-bit FNV-1a hash of
+    /// `strata.migrations:<schema>`, the same in every server (Swift's `Hasher` is seeded per process).
+    static func migrationLock(_ schema: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "strata.migrations:\(schema)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
     }
 
     /// Where the system tables are, for the log line at start: `the schema strata_system of the
