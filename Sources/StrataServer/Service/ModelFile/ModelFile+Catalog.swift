@@ -62,22 +62,16 @@ extension ModelFile {
             }
             table.declaredKey = key.value
         }
-        for name in hidden {
-            let line = entry.columns.first { $0.column == name }?.hidden?.line ?? entry.line
+        // A column some or all callers cannot see must not be one their reads need: the key addresses
+        // entities, a foreign key joins them.
+        let leftOut = hidden.map { name in (name, entry.columns.first { $0.column == name }?.hidden?.line ?? entry.line, "hidden") }
+            + restricted.map { ($0.key, $0.value, "restricted to some roles") }
+        for (name, line, how) in leftOut.sorted(by: { ($0.1, $0.0) < ($1.1, $1.0) }) {
             if (table.declaredKey ?? table.primaryKey).contains(name) {
-                throw error(line, "\(table.name).\(name) is part of the key and cannot be hidden: an entity is addressed by its key.")
+                throw error(line, "\(table.name).\(name) is part of the key and cannot be \(how): an entity is addressed by its key.")
             }
             if let fk = table.foreignKeys.first(where: { $0.columns.contains(name) }) {
-                throw error(line, "\(table.name).\(name) cannot be hidden: the relationship to \(fk.referencedTable) uses it. Keep the column, or serve a view without it.")
-            }
-        }
-        // A column some callers cannot see must not be one their reads need.
-        for (name, line) in restricted.sorted(by: { $0.value < $1.value }) {
-            if (table.declaredKey ?? table.primaryKey).contains(name) {
-                throw error(line, "\(table.name).\(name) is part of the key: every caller who reads the table addresses its entities by it, so it cannot be restricted to some roles.")
-            }
-            if let fk = table.foreignKeys.first(where: { $0.columns.contains(name) }) {
-                throw error(line, "\(table.name).\(name) cannot be restricted to some roles: the relationship to \(fk.referencedTable) uses it.")
+                throw error(line, "\(table.name).\(name) cannot be \(how): the relationship to \(fk.referencedTable) uses it. Keep the column, or serve a view without it.")
             }
         }
         table.columns.removeAll { hidden.contains($0.name) }
