@@ -39,14 +39,7 @@ enum ChildProcess {
         spawnClosesDescriptors(from: 3, &actions)
         if let directory { try spawnChangesDirectory(to: directory, &actions) }
 
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+        let pid = try spawnChild(executable, arguments, environment: environment.mapValues { $0 }, searchingPath: true, &actions)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
             guard errno == EINTR else { throw Failure(description: "waiting for \(executable): \(String(cString: strerror(errno)))") }
@@ -57,6 +50,23 @@ enum ChildProcess {
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return Result(status: code, output: read(outPath), errors: read(errPath))
     }
+}
+
+/// Starts `executable` with `arguments` and this process's environment changed by `environment` (a
+/// value sets a variable, nil removes it), under `actions`; answers its process id. `searchingPath`
+/// looks a bare name up in `PATH` (`posix_spawnp`).
+func spawnChild(_ executable: String, _ arguments: [String], environment: [String: String?], searchingPath: Bool,
+                _ actions: inout posix_spawn_file_actions_t) throws -> pid_t {
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var variables = ProcessInfo.processInfo.environment
+    for (name, value) in environment { variables[name] = value }
+    let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in envp { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = searchingPath ? posix_spawnp(&pid, executable, &actions, nil, argv, envp) : posix_spawn(&pid, executable, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw ChildProcess.Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+    return pid
 }
 
 /// Makes a spawned child start in `directory` (glibc 2.29's `posix_spawn_file_actions_addchdir_np`,

@@ -51,15 +51,8 @@ struct StrataProcess {
         // close-on-exec) would otherwise live on in the child, and a connection an in-process test
         // server closes would stay open for its client.
         spawnClosesDescriptors(from: 3, &actions)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments + ["--host", "127.0.0.1", "--port", String(port)]).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        var variables = ProcessInfo.processInfo.environment
-        for (name, value) in environment { variables[name] = value }
-        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure(description: "cannot start \(binary): error \(spawned)") }
+        let pid = try spawnChild(binary, arguments + ["--host", "127.0.0.1", "--port", String(port)], environment: environment,
+                                 searchingPath: false, &actions)
         let process = StrataProcess(pid: pid, port: port, log: log)
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
