@@ -117,7 +117,7 @@ enum AdminRoutes {
         }
         group.post("services/reload") { _, context in
             context.setRoute("admin.services.reload")
-            let report = try await runtime.reloadServices()
+            let report = try await runtime.reloadEverywhere()
             guard report.refused.isEmpty else {
                 let errors = report.refused.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.description)" }
                 throw ODataError.badRequest("Model files refused; these services are served as before. \(errors.joined(separator: " "))")

@@ -42,7 +42,8 @@ extension Administration {
                           logger: Logger) async throws -> ServiceLoader.Loaded? {
         guard let storage = try await store.discover().first(where: { $0.name == name }) else { return nil }
         let settings = try await system.serviceSettings()[name] ?? ServiceSettings()
-        return try await ServiceLoader(modelDirectory: URL(fileURLWithPath: modelDirectory, isDirectory: true), logger: logger)
+        return try await ServiceLoader(modelDirectory: URL(fileURLWithPath: modelDirectory, isDirectory: true),
+                                       storedModels: try await system.serviceModels(), logger: logger)
             .load(storage, settings: settings)
     }
 }

@@ -22,6 +22,7 @@ final class StrataRuntime: Sendable {
     /// Blob containers: metadata in the system database, content under `<data>/blobs`.
     let blobs: BlobServices
     private let services = Mutex<[String: ServedService]>([:])
+    private let reloads = SerialRunner()
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
     let shutdown = InterruptSignal(reason: .shutdown)
     private let draining = Mutex(false)
@@ -100,10 +101,28 @@ final class StrataRuntime: Sendable {
     /// an edited model file, say). A service whose model file is refused keeps being served as it
     /// was (a bad file never takes a running service down); the report says which and why. At
     /// start there is nothing to keep, so ``start()`` fails instead.
+    ///
+    /// Model files come from the system database; a file in the data directory that is newer is
+    /// applied and stored there (``ModelSource``), which tells the other servers on the database.
     @discardableResult
     func reloadServices() async throws -> ReloadReport {
+        // One reload at a time: a notification and an admin request arriving together would
+        // otherwise both store the same imported file and interleave their installs.
+        try await reloads.run { try await self.loadServices() }
+    }
+
+    /// Reloads here, then tells every other server on the system database to reload too
+    /// (`POST /admin/services/reload`, `strata service reload`).
+    func reloadEverywhere() async throws -> ReloadReport {
+        let report = try await reloadServices()
+        try await system.announceReload()
+        return report
+    }
+
+    private func loadServices() async throws -> ReloadReport {
         let settings = try await system.serviceSettings()
-        let loader = ServiceLoader(modelDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true), logger: logger)
+        let loader = ServiceLoader(modelDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
+                                   storedModels: try await system.serviceModels(), logger: logger)
         let previous = services.withLock { $0 }
         var loaded: [String: ServedService] = [:]
         var report = ReloadReport()
@@ -117,6 +136,11 @@ final class StrataRuntime: Sendable {
                 report.refused[storage.name] = error
                 if let kept = previous[storage.name] { loaded[storage.name] = kept }
                 continue
+            }
+            if let importing = result.importing {
+                try await system.storeModel(importing, for: storage.name)
+                logger.notice("Stored the data directory's model file for every server on the system database",
+                              metadata: ["service": .string(storage.name), "path": .string(result.modelFile?.path ?? "")])
             }
             storage.dateForms = result.dateForms
             let full = ODataService(storage: storage, catalog: result.built, settings: result.settings,

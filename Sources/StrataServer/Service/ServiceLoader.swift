@@ -7,8 +7,10 @@ import StrataSQL
 /// file when there is one, builds the model. The server (at start and on reload) and the commands
 /// (`strata service model`) load models the same way.
 struct ServiceLoader: Sendable {
-    /// Where model files are: the data directory.
-    var modelDirectory: URL
+    /// Where model files are: the data directory; nil for a loader that reads only stored models.
+    var modelDirectory: URL?
+    /// The model files the system database holds, by service.
+    var storedModels: [String: StoredModel]
     var logger: Logger
 
     /// A service's model and what its model file says beyond the model.
@@ -25,32 +27,25 @@ struct ServiceLoader: Sendable {
         var catalog: [CatalogTable]
         /// The file that was applied, if any.
         var modelFile: ModelFile?
+        /// A data directory's model file that was applied and is newer than the stored model:
+        /// to be stored, so that every server applies it.
+        var importing: StoredModel?
         /// How the SQLite date columns of the shaped catalog store their values.
         var dateForms = DateForms()
     }
 
-    /// `<data directory>/<service>.model.yaml`.
-    func modelFileURL(for service: String) -> URL {
-        modelDirectory.appendingPathComponent("\(service).model.yaml")
-    }
-
-    /// The service's model file, read and parsed; nil when it has none.
-    func modelFile(for service: String) throws(ModelFileError) -> ModelFile? {
-        let url = modelFileURL(for: service)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw ModelFileError(path: url.path, line: nil, message: "cannot be read (\(error.localizedDescription)); it must be a UTF-8 text file the server may read.")
-        }
-        return try ModelFile(yaml: text, path: url.path)
+    /// The service's model file, from the data directory or the system database (``ModelSource``),
+    /// parsed; nil when it has none.
+    func modelFile(for service: String) throws(ModelFileError) -> (file: ModelFile, importing: StoredModel?)? {
+        guard let source = try ModelSource.resolve(service, stored: storedModels[service], directory: modelDirectory) else { return nil }
+        return (try ModelFile(yaml: source.text, path: source.path), source.importing)
     }
 
     /// Reads the catalog of `storage` and builds its model, shaped by its model file. A model file
     /// that does not fit the catalog throws ``ModelFileError``, and nothing is loaded.
     func load(_ storage: ServiceStorage, settings: ServiceSettings) async throws -> Loaded {
-        let file = try modelFile(for: storage.name)
+        let source = try modelFile(for: storage.name)
+        let file = source?.file
         let tables = try await storage.database.read { connection in
             try await storage.catalogReader.readTables(connection)
         }
@@ -70,7 +65,7 @@ struct ServiceLoader: Sendable {
         if let allow = file?.allowClientKeys?.value { effective.allowClientKeys = allow }
         let dateForms = DateForms(catalog, service: storage.name, logger: logger)
         return Loaded(settings: effective, built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables,
-                      catalog: catalog, modelFile: file, dateForms: dateForms)
+                      catalog: catalog, modelFile: file, importing: source?.importing, dateForms: dateForms)
     }
 
     /// A SQLite column a model file serves as a date (text or numbers the catalog did not call
