@@ -39,6 +39,14 @@ struct StrataProcess {
     /// Starts the server on a free loopback port and waits until `/health` answers. `environment`
     /// changes this process's environment for it: a value sets a variable, nil removes it.
     static func start(_ binary: String, arguments: [String], environment: [String: String?] = [:]) async throws -> StrataProcess {
+        let process = try launch(binary, arguments: arguments, environment: environment)
+        try await process.waitUntilHealthy()
+        return process
+    }
+
+    /// Starts the server on a free loopback port without waiting for it, so that several can be
+    /// started at the same moment; ``waitUntilHealthy()`` then waits for each.
+    static func launch(_ binary: String, arguments: [String], environment: [String: String?] = [:]) throws -> StrataProcess {
         let port = try freeLoopbackPort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("strata-process-\(UUID().uuidString.prefix(8)).log").path
         var actions = posix_spawn_file_actions_t()
@@ -53,18 +61,33 @@ struct StrataProcess {
         spawnClosesDescriptors(from: 3, &actions)
         let pid = try spawnChild(binary, arguments + ["--host", "127.0.0.1", "--port", String(port)], environment: environment,
                                  searchingPath: false, &actions)
-        let process = StrataProcess(pid: pid, port: port, log: log)
+        return StrataProcess(pid: pid, port: port, log: log)
+    }
+
+    /// Waits until `/health` answers 200; kills the process and throws with its log when it exits
+    /// or does not answer within 60 s.
+    func waitUntilHealthy() async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            if let health = try? await process.request(.get, "/health"), health.status == .ok { return process }
+            if try await isHealthy() { return }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 throw Failure(description: "strata exited during start-up: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        process.kill()
-        throw Failure(description: "strata did not answer /health within 60 s: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        kill()
+        throw Failure(description: "strata did not answer /health within 60 s: \(text)")
+    }
+
+    /// Whether `/health` answers 200, asked without credentials (a server on an empty database has
+    /// no account for the administrator's).
+    private func isHealthy() async throws -> Bool {
+        let answer = try? await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            try await client.execute(TestClient.Request("/health", method: .get, authority: "localhost", headers: [:], body: nil))
+        }
+        return answer?.status == .ok
     }
 
     func request(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil) async throws -> TestClient.Response {
