@@ -730,7 +730,9 @@ def report():
             }
         rows.append(row)
     targets = evaluate_targets(measured, micro)
+    import scaleout  # here: it imports this module
     results = {
+        "scale_out": scaleout.load(),
         "machine": machine,
         "settings": {"connections": CONNECTIONS, "wrk_threads": WRK_THREADS, "duration_s": DURATION, "warmup_s": WARMUP,
                      "repeat": REPEAT, "scale": SCALE, "statistic": "median of the repeats"},
@@ -899,6 +901,8 @@ def render_markdown(results):
         m = c["measured"]
         shown = "—" if m is None else (f"{m:.2f}{c['unit']}" if c["unit"] == "×" else f"{m:,.1f}{c['unit']}")
         lines.append(f"| {c['target']} | {shown} | {'yes' if c['met'] else ('no' if c['met'] is False else 'n/a')} |")
+    import scaleout
+    lines += scaleout.markdown(results.get("scale_out"))
     return "\n".join(lines) + "\n"
 
 
