@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
 import NIOConcurrencyHelpers
 import NIOCore
 @testable import StrataCore
@@ -135,7 +137,7 @@ struct PostgresBlobStoreTests {
         try await Self.withStore { store, system, _ in
             var store = store
             store.chunkSize = 64 * 1024
-            await #expect(throws: BlobPatternContent.Failure.self) {
+            await #expect(throws: BlobPatternContent.Cut.self) {
                 try await store.write(BlobPatternContent(size: 3 << 20, failingAfter: (1 << 20) + 5), limit: 1 << 30)
             }
             #expect(try await StoredBlobContent.of(system) == StoredBlobContent())
@@ -147,7 +149,8 @@ struct PostgresBlobStoreTests {
             #expect(try await Self.chunkRows(system) == 0)
             // And a cancelled upload (a request whose client went away) cleans up too.
             let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
-            let upload = Task { try await store.write(stream, limit: 1 << 30) }
+            let uploader = store
+            let upload = Task { try await uploader.write(stream, limit: 1 << 30) }
             continuation.yield(ByteBuffer(bytes: BlobTestData.binary(200_000)))
             while try await Self.chunkRows(system) < 3 { try await Task.sleep(for: .milliseconds(20)) }
             upload.cancel()

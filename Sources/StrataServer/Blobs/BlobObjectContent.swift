@@ -15,7 +15,7 @@ struct BlobObjectContent: AsyncSequence {
 
         mutating func next() async throws -> ByteBuffer? {
             guard offset < reader.size else { return nil }
-            let piece = try await reader.read(at: offset, length: Int(min(Int64(pieceSize), reader.size - offset)))
+            let piece = try await reader.read(at: offset, length: Int(Swift.min(Int64(pieceSize), reader.size - offset)))
             offset += Int64(piece.readableBytes)
             return piece
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 
 /// Everything the blob endpoints need, built once per server.
 struct BlobServices: Sendable {

@@ -98,7 +98,7 @@ struct PostgresBlobStore: BlobStore {
                     piece.withUnsafeReadableBytes { bytes in
                         let part = UnsafeRawBufferPointer(rebasing: bytes.prefix(taken))
                         hasher.update(bufferPointer: part)
-                        pending.append(contentsOf: part)
+                        if let start = part.baseAddress { pending.append(start.assumingMemoryBound(to: UInt8.self), count: part.count) }
                     }
                     piece.moveReaderIndex(forwardBy: taken)
                     if pending.count == chunkSize {

@@ -40,7 +40,7 @@ final class PostgresObjectReader: BlobObjectReader {
         }
         let first = Int(offset / Int64(chunkSize)), last = Int((end - 1) / Int64(chunkSize))
         var pieces: [Chunk] = []
-        if let kept = kept.withLock({ $0 }), kept.index == first { pieces.append(kept) }
+        if let held = kept.withLock({ $0 }), held.index == first { pieces.append(held) }
         let from = first + pieces.count
         if from <= last { pieces += try await fetch(from...last) }
         if let final = pieces.last { kept.withLock { $0 = final } }
@@ -50,7 +50,7 @@ final class PostgresObjectReader: BlobObjectReader {
             let start = Int64(piece.index) * Int64(chunkSize)
             let lower = Int(max(offset, start) - start), upper = Int(min(end, start + Int64(piece.data.count)) - start)
             guard lower < upper else { throw BlobStoreError.truncated(object: object) }
-            piece.data.withUnsafeBytes { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[lower..<upper])) }
+            piece.data.withUnsafeBytes { _ = buffer.writeBytes(UnsafeRawBufferPointer(rebasing: $0[lower..<upper])) }
         }
         guard buffer.readableBytes == Int(end - offset) else { throw BlobStoreError.truncated(object: object) }
         return buffer

@@ -10,12 +10,12 @@ import NIOConcurrencyHelpers
 struct BlobPatternContent: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
-    struct Failure: Error {}
+    struct Cut: Error {}
 
     let size: Int
     /// Not a divisor of any chunk size, so pieces straddle chunk boundaries.
     var pieceSize = 64 * 1024 + 8
-    /// Throws ``Failure`` instead of the piece that would go past this many bytes (a client gone).
+    /// Throws ``Cut`` instead of the piece that would go past this many bytes (a client gone).
     var failingAfter: Int?
     /// The SHA-256 of everything produced, once the sequence has ended.
     let digest = NIOLockedValueBox<String?>(nil)
@@ -40,8 +40,8 @@ struct BlobPatternContent: AsyncSequence, Sendable {
                 }
                 return nil
             }
-            let count = min(content.pieceSize, content.size - offset)
-            if let limit = content.failingAfter, offset + count > limit { throw Failure() }
+            let count = Swift.min(content.pieceSize, content.size - offset)
+            if let limit = content.failingAfter, offset + count > limit { throw Cut() }
             var buffer = ByteBufferAllocator().buffer(capacity: count)
             // Whole words while aligned (pieces are multiples of 8), the tail byte by byte.
             var index = offset

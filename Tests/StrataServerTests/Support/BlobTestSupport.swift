@@ -139,7 +139,8 @@ enum BlobDamage {
                 UPDATE \(system.table("blob_chunks")) SET "data" = set_byte("data", \(bind: within), get_byte("data", \(bind: within)) # 255) \
                 WHERE "index" = \(bind: .int32(Int32(offset / chunkSize))) RETURNING "object"
                 """, dialect: system.dialect)
-            #expect(try await system.database.transaction { try await $0.query(statement) }.rows.count == 1)
+            let changed = try await system.database.transaction { try await $0.query(statement) }.rows.count
+            #expect(changed == 1)
         }
     }
 
@@ -155,7 +156,8 @@ enum BlobDamage {
         try await withSystemDatabase(location) { system in
             let statement = SQLStatement("UPDATE \(system.table("blob_objects")) SET \"size\" = \(bind: .int64(Int64(size))) RETURNING \"id\"",
                                          dialect: system.dialect)
-            #expect(try await system.database.transaction { try await $0.query(statement) }.rows.count == 1)
+            let changed = try await system.database.transaction { try await $0.query(statement) }.rows.count
+            #expect(changed == 1)
         }
     }
 }

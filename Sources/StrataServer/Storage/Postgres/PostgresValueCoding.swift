@@ -33,7 +33,7 @@ enum PostgresValueCoding {
             case .time(let t): bindings.append(PostgresTime(microseconds: t.microseconds))
             case .guid(let g): bindings.append(g)
             // As bytea in binary form: the bytes are copied once, into the message (never hex text).
-            case .binary(let data): bindings.append(data)
+            case .binary(let data): try bindings.append(data)
             }
         }
         return bindings
