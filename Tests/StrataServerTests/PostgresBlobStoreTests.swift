@@ -188,7 +188,8 @@ struct PostgresBlobStoreTests {
             #expect(try await store.sweep(referenced: [], olderThan: .seconds(3600)) == 1)
             #expect(try await Self.chunkRows(system) == 0)
             #expect(try await StoredBlobContent.of(system) == StoredBlobContent())
-            await #expect(throws: BlobStoreError.self) { try await reader.read(at: 0, length: 10) }
+            // (Chunk 0 is the one the reader kept from its last read; chunk 1 must be fetched.)
+            await #expect(throws: BlobStoreError.self) { try await reader.read(at: 1500, length: 10) }
         }
     }
 
