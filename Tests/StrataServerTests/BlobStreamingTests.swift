@@ -151,6 +151,9 @@ struct BlobStreamingTests {
             #expect(part.bytes == length, "\(header)")
         }
         let rangesGrowth = peak.withLockedValue { $0 } - rangesBefore
+        // The warm-up blob and this one, as files or as rows (none of them files on PostgreSQL).
+        #expect(try await StoredBlobContent.of(configuration).objects == 2)
+        #expect(BlobTestData.objectFiles(in: configuration.dataDirectory).count == (backend == .sqlite ? 2 : 0))
         let properties = try await server.request(.get, "/blobs/big?prefix=blob")
         #expect(properties.text.contains("\"size\":\(size)"))
 

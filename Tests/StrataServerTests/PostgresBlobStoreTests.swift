@@ -264,6 +264,8 @@ struct PostgresBlobStoreTests {
             #expect(!FileManager.default.fileExists(atPath: files.path(of: a.id)))
             #expect(!FileManager.default.fileExists(atPath: files.path(of: b.id)))
             #expect(await upgrade.run(recorded: recorded) == BlobFileImport.Report(), "nothing is copied twice")
+            #expect(!FileManager.default.fileExists(atPath: root.path), "the emptied folders are removed")
+            #expect(!upgrade.hasFiles)
             #expect(try await StoredBlobContent.of(system).objects == 2)
         }
     }

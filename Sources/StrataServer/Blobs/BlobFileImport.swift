@@ -27,12 +27,16 @@ struct BlobFileImport: Sendable {
         var failed = 0
     }
 
-    /// Copies the objects of `recorded` (object id → recorded SHA-256) that have a file.
+    /// Whether there are files to copy: a server whose files are all copied (and whose emptied
+    /// folders were removed) finds none, and reads nothing more, however many blobs it has.
+    var hasFiles: Bool { !objectFiles().isEmpty }
+
+    /// Copies the files of objects `recorded` names (object id → recorded SHA-256).
     @discardableResult
     func run(recorded: [String: String]) async -> Report {
         var report = Report()
-        guard FileManager.default.fileExists(atPath: files.objectsDirectory.path) else { return report }
-        for (object, sha256) in recorded.sorted(by: { $0.key < $1.key }) {
+        for object in objectFiles().sorted() {
+            guard let sha256 = recorded[object] else { continue }
             do {
                 guard let reader = try await files.open(object) else { continue }
                 guard let copy = try await store.write(BlobObjectContent(reader: reader), limit: .max, id: object) else {
@@ -55,6 +59,7 @@ struct BlobFileImport: Sendable {
                              metadata: ["object": .string(object), "error": .string("\(error)")])
             }
         }
+        removeEmptyFolders()
         if report.copied > 0 || report.failed > 0 {
             logger.notice("Blob content moved from files into PostgreSQL, where every server reads it", metadata: [
                 "copied": "\(report.copied)", "failed": "\(report.failed)", "directory": .string(files.root.path),
@@ -65,5 +70,29 @@ struct BlobFileImport: Sendable {
 
     private func remove(_ object: String) {
         unlink(files.path(of: object))
+    }
+
+    /// The ids of the object files under `<data>/blobs/objects`.
+    private func objectFiles() -> [String] {
+        let manager = FileManager.default
+        let folders = (try? manager.contentsOfDirectory(atPath: files.objectsDirectory.path)) ?? []
+        return folders.flatMap { folder in
+            ((try? manager.contentsOfDirectory(atPath: files.objectsDirectory.appendingPathComponent(folder).path)) ?? [])
+                .filter(BlobObjectID.isValid)
+        }
+    }
+
+    /// Removes the file store's folders once nothing is left in them (`rmdir` refuses a folder
+    /// that is not empty), so that later starts find nothing to look at. Files no blob names
+    /// stay where they are, for the operator to look at.
+    private func removeEmptyFolders() {
+        let manager = FileManager.default
+        let objects = files.objectsDirectory.path
+        for folder in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] {
+            rmdir(files.objectsDirectory.appendingPathComponent(folder).path)
+        }
+        for folder in [objects, files.temporaryDirectory.path, files.root.path] {
+            rmdir(folder)
+        }
     }
 }

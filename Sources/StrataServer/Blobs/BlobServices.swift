@@ -27,7 +27,7 @@ struct BlobServices: Sendable {
         if removed > 0 {
             logger.info("Removed leftovers of interrupted blob uploads", metadata: ["objects": "\(removed)"])
         }
-        if let fileImport { await fileImport.run(recorded: try await catalog.recordedHashes()) }
+        if let fileImport, fileImport.hasFiles { await fileImport.run(recorded: try await catalog.recordedHashes()) }
     }
 
     /// Milliseconds since 1970, the catalog's time.
