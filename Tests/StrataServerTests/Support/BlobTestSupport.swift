@@ -99,10 +99,17 @@ struct StoredBlobContent: Sendable, Equatable, CustomStringConvertible {
     /// Polls until nothing is left of unfinished uploads (a server cleans up after a client that
     /// went away asynchronously: seconds on a loaded 2-core machine); answers what is stored then.
     static func settled(_ configuration: StrataConfiguration) async throws -> StoredBlobContent {
-        var content = try await of(configuration)
+        guard case .postgres(let location) = configuration.database else {
+            return try await settled { try await of(configuration) }
+        }
+        return try await withSystemDatabase(location) { system in try await settled { try await of(system) } }
+    }
+
+    private static func settled(_ read: () async throws -> StoredBlobContent) async throws -> StoredBlobContent {
+        var content = try await read()
         for _ in 0..<300 where !content.hasNoLeftovers {
             try await Task.sleep(for: .milliseconds(100))
-            content = try await of(configuration)
+            content = try await read()
         }
         return content
     }
