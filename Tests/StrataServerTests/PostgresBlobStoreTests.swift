@@ -166,6 +166,25 @@ struct PostgresBlobStoreTests {
         }
     }
 
+    @Test("A storage failure is BlobStoreError.io naming the operation, never the statement; the object row goes too")
+    func storageFailure() async throws {
+        try await Self.withStore { store, system, _ in
+            try await system.database.transaction { connection in
+                try await connection.execute("ALTER TABLE \(system.table("blob_chunks")) RENAME TO \"blob_chunks_gone\"")
+            }
+            do {
+                _ = try await store.write(Self.content(BlobTestData.binary(1000)), limit: 1 << 20)
+                Issue.record("the write succeeded without its table")
+            } catch BlobStoreError.io(let message) {
+                #expect(message == "storing a chunk failed")
+            }
+            try await system.database.transaction { connection in
+                try await connection.execute("ALTER TABLE \(system.table("blob_chunks_gone")) RENAME TO \"blob_chunks\"")
+            }
+            #expect(try await StoredBlobContent.of(system) == StoredBlobContent())
+        }
+    }
+
     @Test("A deleted object: gone for new readers, still read by one opened before, removed once its grace period is over")
     func deferredDeletion() async throws {
         try await Self.withStore { store, system, _ in
