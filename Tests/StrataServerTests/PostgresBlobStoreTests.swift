@@ -264,6 +264,36 @@ struct PostgresBlobStoreTests {
         }
     }
 
+    @Test("Two servers with their own data directories on one PostgreSQL: a blob put through one is read whole and by range through the other, and deleted there")
+    func twoServersOverHTTP() async throws {
+        try await withEmptyPostgresDatabase { configuration, _, _ in
+            var other = configuration
+            other.dataDirectory = configuration.dataDirectory + "-b"
+            try FileManager.default.createDirectory(atPath: other.dataDirectory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: other.dataDirectory) }
+            let first = try await buildApplication(configuration, logger: TestDatabases.logger)
+            let second = try await buildApplication(other, logger: TestDatabases.logger)
+            let content = BlobTestData.binary(700_000)
+            try await first.test(.router) { a in
+                let a = AdministratorTestClient(base: a)
+                try await a.createContainer("shared")
+                #expect(try await a.putBlob("/blobs/shared/photo.bin", content).status == .created)
+                try await second.test(.router) { b in
+                    let b = AdministratorTestClient(base: b)
+                    let whole = try await b.get("/blobs/shared/photo.bin")
+                    #expect(whole.status == .ok)
+                    #expect(whole.bytes == content)
+                    let part = try await b.execute(uri: "/blobs/shared/photo.bin", method: .get, headers: [.range: "bytes=262100-262199"], body: nil)
+                    #expect(part.status == .partialContent)
+                    #expect(part.bytes == Array(content[262_100..<262_200]))
+                    #expect(try await b.send(.delete, "/blobs/shared/photo.bin").status == .noContent)
+                }
+                #expect(try await a.get("/blobs/shared/photo.bin").status == .notFound)
+            }
+            #expect(BlobTestData.objectFiles(in: configuration.dataDirectory).isEmpty, "nothing of the blob on the first server's disk")
+        }
+    }
+
     @Test("Upgrade: the files of an earlier server's blobs are copied into PostgreSQL under their ids, once, and removed")
     func fileImport() async throws {
         try await Self.withStore { store, system, _ in
