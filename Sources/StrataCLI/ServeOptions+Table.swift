@@ -36,7 +36,7 @@ extension ServeOptions {
 
     static let data: ServeOption<String> = ServeOption(
         flag: "data", valueName: "DIR", variable: "STRATA_DATA", defaultValue: .literal(defaults.dataDirectory),
-        summary: "SQLite services (`DIR/<service>.sqlite`), blob content (`DIR/blobs`) and Strata's own data",
+        summary: "SQLite services (`DIR/<service>.sqlite`), blob content on SQLite (`DIR/blobs`; on PostgreSQL it is in the database) and Strata's own data",
         given: { $0.data }, parse: { $0 }, apply: { value, setup in setup.configuration.dataDirectory = value })
 
     static let database: ServeOption<String> = ServeOption(

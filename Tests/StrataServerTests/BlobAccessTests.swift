@@ -96,9 +96,9 @@ struct BlobAccessTests {
         }
     }
 
-    @Test("Container grants over /admin: listed, added, removed; a grant on an unknown container is 404")
-    func adminRoutes() async throws {
-        try await withAuthServer(.sqlite) { client in
+    @Test("Container grants over /admin: listed, added, removed; a grant on an unknown container is 404", arguments: Backend.allCases)
+    func adminRoutes(_ backend: Backend) async throws {
+        try await withAuthServer(backend) { client in
             let root = basic(TestAccounts.admin)
             #expect(try await client.execute(uri: "/blobs/vault", method: .put, headers: root, body: nil).status == .created)
             var headers = root

@@ -19,12 +19,20 @@ struct BlobCommandTests {
         return Run(status: result.status, output: result.output, errors: result.errors)
     }
 
-    @Test("login, mk, put, ls, get, rm: a file goes up and comes back the same; refusals are errors with the server's message")
-    func commands() async throws {
-        let configuration = try await TestDatabases.shared.configuration(.sqlite, demo: false)
+    @Test("login, mk, put, ls, get, rm: a file goes up and comes back the same; refusals are errors with the server's message",
+          arguments: Backend.allCases)
+    func commands(_ backend: Backend) async throws {
+        try await PostgresSlots.run(backend) { try await Self.commands(on: backend) }
+    }
+
+    static func commands(on backend: Backend) async throws {
+        let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let server = try await StrataProcess.start(try StrataProcess.executable(),
-                                                   arguments: ["serve", "--data", configuration.dataDirectory, "--log-level", "error"])
+        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"]
+        if case .postgres(let location) = configuration.database {
+            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
+        }
+        let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
         defer { server.kill() }
         let work = configuration.dataDirectory + "/cli"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 import HummingbirdTesting
 @testable import StrataCore
@@ -68,9 +69,9 @@ struct BlobRoundTripTests {
         }
     }
 
-    @Test("Content type: as sent, else guessed from the extension, else octet-stream; a malformed one is 400")
-    func contentTypes() async throws {
-        try await withServer(.sqlite, demo: false) { client in
+    @Test("Content type: as sent, else guessed from the extension, else octet-stream; a malformed one is 400", arguments: Backend.allCases)
+    func contentTypes(_ backend: Backend) async throws {
+        try await withServer(backend, demo: false) { client in
             try await client.createContainer("files")
             _ = try await client.putBlob("/blobs/files/notes", Array("x".utf8), headers: [.contentType: "text/markdown; charset=utf-8"])
             #expect(try await client.get("/blobs/files/notes").headers[.contentType] == "text/markdown; charset=utf-8")
@@ -122,9 +123,13 @@ struct BlobRoundTripTests {
         }
     }
 
-    @Test("A blob over maxBlobSize is refused with 413 and nothing is kept, with or without Content-Length")
-    func tooLarge() async throws {
-        try await withServer(.sqlite, demo: false, configure: { $0.maxBlobSize = 1000 }) { client in
+    @Test("A blob over maxBlobSize is refused with 413 and nothing is kept, with or without Content-Length", arguments: Backend.allCases)
+    func tooLarge(_ backend: Backend) async throws {
+        let served = NIOLockedValueBox<StrataConfiguration?>(nil)
+        try await withServer(backend, demo: false, configure: { configuration in
+            configuration.maxBlobSize = 1000
+            served.withLockedValue { [configuration] in $0 = configuration }
+        }) { client in
             try await client.createContainer("files")
             let declared = try await client.putBlob("/blobs/files/big", BlobTestData.binary(1001))
             #expect(declared.status == .contentTooLarge)
@@ -134,6 +139,7 @@ struct BlobRoundTripTests {
             let chunked = try await client.execute(uri: "/blobs/files/big", method: .put, headers: [.transferEncoding: "chunked"], body: stream)
             #expect(chunked.status == .contentTooLarge)
             #expect(try await client.get("/blobs/files/big").status == .notFound)
+            #expect(try await StoredBlobContent.of(try #require(served.withLockedValue { $0 })) == StoredBlobContent())
             #expect(try await client.putBlob("/blobs/files/fits", BlobTestData.binary(1000)).status == .created)
         }
     }

@@ -76,4 +76,13 @@ struct BlobCatalog: Sendable {
         let rows = try await database.read { try await $0.query(statement, types: [.string]) }
         return Set(rows.rows.compactMap { $0[0].stringValue })
     }
+
+    /// The SHA-256 recorded for each object some blob names: copies of objects from one store to
+    /// another are checked against it.
+    func recordedHashes() async throws -> [String: String] {
+        let statement = SQLStatement("SELECT \"object\", \"sha256\" FROM \(q("blobs"))", dialect: dialect)
+        let rows = try await database.read { try await $0.query(statement, types: [.string, .string]) }
+        return Dictionary(rows.rows.compactMap { row in row[0].stringValue.flatMap { object in row[1].stringValue.map { (object, $0) } } },
+                          uniquingKeysWith: { first, _ in first })
+    }
 }

@@ -46,6 +46,45 @@ extension SystemDatabase {
                 )
                 """,
             ]),
+            // Blob content on PostgreSQL (``PostgresBlobStore``): a row per stored object and a row per
+            // chunk of its content. Nothing on SQLite, whose single server keeps content in files
+            // (``FileBlobStore``).
+            SystemMigration(id: "blobs.2", statements: dialect == .postgres ? blobContentStatements : []),
+        ]
+    }
+
+    /// `state` is `writing` while an upload streams in, `complete` once it is whole, `deleted` from
+    /// the moment no blob names it until its grace period is over (a download that opened it keeps
+    /// reading). `updated_at` is when the state last changed, or, while writing, the last sign of
+    /// life of the upload. Deleting an object row deletes its chunks.
+    private var blobContentStatements: [SQL] {
+        let objects = table("blob_objects"), chunks = table("blob_chunks")
+        return [
+            """
+            CREATE TABLE \(objects) (
+                "id" VARCHAR(64) NOT NULL PRIMARY KEY,
+                "state" VARCHAR(16) NOT NULL,
+                "size" BIGINT NOT NULL,
+                "chunk_size" INTEGER NOT NULL,
+                "updated_at" BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE INDEX "IX_blob_objects_state" ON \(objects) ("state", "updated_at")
+            """,
+            """
+            CREATE TABLE \(chunks) (
+                "object" VARCHAR(64) NOT NULL REFERENCES \(objects) ("id") ON DELETE CASCADE,
+                "index" INTEGER NOT NULL,
+                "data" BYTEA NOT NULL,
+                PRIMARY KEY ("object", "index")
+            )
+            """,
+            // Out of line and uncompressed: most blobs are compressed already (images, archives),
+            // and compressing every chunk again would cost CPU on each upload for nothing.
+            """
+            ALTER TABLE \(chunks) ALTER COLUMN "data" SET STORAGE EXTERNAL
+            """,
         ]
     }
 }

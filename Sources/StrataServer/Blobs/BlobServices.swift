@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 
 /// Everything the blob endpoints need, built once per server.
 struct BlobServices: Sendable {
@@ -11,23 +12,46 @@ struct BlobServices: Sendable {
     let maxBlobSize: Int64
     let logger: Logger
     let now: @Sendable () -> Date
+    /// On PostgreSQL, the files of an earlier server's blobs, copied into the database at start.
+    var fileImport: BlobFileImport? = nil
 
     /// Leftovers younger than this are left alone by the sweep at start: another upload may be
     /// writing them (a temporary file's time is that of its last write).
     static let sweepAge: Duration = .seconds(3600)
 
-    /// Prepares the store and removes what interrupted uploads left behind. Runs after the system
-    /// database is migrated.
+    /// Prepares the store, removes what interrupted uploads left behind, and copies blobs still in
+    /// files into PostgreSQL (``BlobFileImport``). Runs after the system database is migrated.
     func start() async throws {
         try await store.prepare()
         let removed = try await store.sweep(referenced: try await catalog.referencedObjects(), olderThan: Self.sweepAge)
         if removed > 0 {
-            logger.info("Removed leftovers of interrupted blob uploads", metadata: ["files": "\(removed)"])
+            logger.info("Removed leftovers of interrupted blob uploads", metadata: ["objects": "\(removed)"])
         }
+        if let fileImport, fileImport.hasFiles { await fileImport.run(recorded: try await catalog.recordedHashes()) }
     }
 
     /// Milliseconds since 1970, the catalog's time.
     var nowMilliseconds: Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+extension BlobServices {
+    /// The services of a server: blob content in PostgreSQL when the system database is
+    /// PostgreSQL, since every server of a deployment reaches it; in files under `<data>/blobs`
+    /// on SQLite, which one server serves. There is no setting to keep files on PostgreSQL: a
+    /// second server would list blobs whose content it cannot read.
+    static func make(system: SystemDatabase, dataDirectory: String, authorizer: BlobAuthorizer, maxBlobSize: Int64,
+                     logger: Logger, now: @escaping @Sendable () -> Date) -> BlobServices {
+        let files = FileBlobStore(root: URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent("blobs"), logger: logger)
+        guard system.dialect == .postgres else {
+            return BlobServices(catalog: BlobCatalog(system: system), store: files, authorizer: authorizer, maxBlobSize: maxBlobSize,
+                                logger: logger, now: now)
+        }
+        // The store keeps its times by the real clock: they serve housekeeping that servers share
+        // (grace periods, the sweep), never what a client sees.
+        let store = PostgresBlobStore(system: system, logger: logger)
+        return BlobServices(catalog: BlobCatalog(system: system), store: store, authorizer: authorizer, maxBlobSize: maxBlobSize,
+                            logger: logger, now: now, fileImport: BlobFileImport(files: files, store: store, logger: logger))
+    }
 }
 
 extension BlobServices {

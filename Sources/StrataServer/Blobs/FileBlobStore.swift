@@ -40,14 +40,8 @@ struct FileBlobStore: BlobStore {
         objectsDirectory.appendingPathComponent(String(object.prefix(2)), isDirectory: true).appendingPathComponent(object).path
     }
 
-    /// 32 random hex characters.
-    static func newObjectID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
-    }
+    /// A new object id (``BlobObjectID``).
+    static func newObjectID() -> String { BlobObjectID.make() }
 
     func write<Content: AsyncSequence>(_ content: Content, limit: Int64) async throws -> StoredObject
     where Content.Element == ByteBuffer {
@@ -70,6 +64,9 @@ struct FileBlobStore: BlobStore {
                     pending.clear()
                 }
             }
+            // A body sequence may end early, without an error, when its task is cancelled (the
+            // client went away): what arrived is then not the whole blob.
+            try Task.checkCancellation()
             if pending.readableBytes > 0 {
                 try await BlockingFileIO.write(descriptor, pending, at: size - Int64(pending.readableBytes))
             }
@@ -139,9 +136,7 @@ struct FileBlobStore: BlobStore {
     }
 
     /// Object ids are what ``newObjectID()`` makes; anything else never names a file.
-    static func isObjectID(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
-    }
+    static func isObjectID(_ text: String) -> Bool { BlobObjectID.isValid(text) }
 }
 
 /// An object file opened for reading. It owns the descriptor and closes it when the last

@@ -19,7 +19,8 @@ final class StrataRuntime: Sendable {
     let accessPolicy: any AccessPolicy
     /// Accounts, tokens and federation; nil for a server built without them.
     let auth: AuthServices?
-    /// Blob containers: metadata in the system database, content under `<data>/blobs`.
+    /// Blob containers: metadata in the system database; content in it too on PostgreSQL, under
+    /// `<data>/blobs` on SQLite (``BlobServices/make(system:dataDirectory:authorizer:maxBlobSize:logger:now:)``).
     let blobs: BlobServices
     private let services = Mutex<[String: ServedService]>([:])
     private let reloads = SerialRunner()
@@ -57,12 +58,9 @@ final class StrataRuntime: Sendable {
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
         self.metrics = metrics
         self.logger = logger
-        self.blobs = BlobServices(
-            catalog: BlobCatalog(system: system),
-            store: FileBlobStore(root: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true).appendingPathComponent("blobs"),
-                                 logger: logger),
-            authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize, logger: logger,
-            now: configuration.auth.now)
+        self.blobs = BlobServices.make(system: system, dataDirectory: configuration.dataDirectory,
+                                       authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize,
+                                       logger: logger, now: configuration.auth.now)
     }
 
     /// Prepares the system database, runs the configuration's provisioners, and loads every catalog.

@@ -12,10 +12,11 @@ enum RawHTTP {
 
     /// Runs the blocking exchange on a thread of its own: blocking a thread of Swift's cooperative
     /// pool could starve the in-process server that is supposed to answer.
-    static func get(port: Int, path: String, onChunk: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> Response {
+    static func get(port: Int, path: String, headers: [String: String] = [:],
+                    onChunk: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try blockingGet(port: port, path: path, onChunk: onChunk) })
+                continuation.resume(with: Result { try blockingGet(port: port, path: path, headers: headers, onChunk: onChunk) })
             }
         }
     }
@@ -38,10 +39,11 @@ enum RawHTTP {
         return fd
     }
 
-    private static func blockingGet(port: Int, path: String, onChunk: (Int) -> Void) throws -> Response {
+    private static func blockingGet(port: Int, path: String, headers: [String: String], onChunk: (Int) -> Void) throws -> Response {
         let fd = try connect(port: port)
         defer { close(fd) }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+        let extra = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var header: [UInt8] = []

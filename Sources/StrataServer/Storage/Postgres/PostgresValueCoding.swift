@@ -32,7 +32,8 @@ enum PostgresValueCoding {
             case .dateTimeOffset(let d): bindings.append(PostgresTimestamp(microseconds: d.utc.microsecondsSince1970 - epochOffset, withTimeZone: true))
             case .time(let t): bindings.append(PostgresTime(microseconds: t.microseconds))
             case .guid(let g): bindings.append(g)
-            case .binary(let data): bindings.append(ByteBuffer(bytes: data))
+            // As bytea in binary form: the bytes are copied once, into the message (never hex text).
+            case .binary(let data): try bindings.append(data)
             }
         }
         return bindings
