@@ -1,0 +1,24 @@
+import Foundation
+import StrataCore
+
+/// `strata keys rotate|list`: the token signing keys every server on the system database shares.
+extension Administration {
+    /// Adds a new signing key that every server signs with once it has read it (at once on
+    /// PostgreSQL, which announces the change; on its next token naming the new key, or within
+    /// 30 seconds, otherwise). The keys before it still verify for a token lifetime; keys retired
+    /// longer ago than that are deleted.
+    @discardableResult
+    public func rotateSigningKey(algorithm: TokenAlgorithm) async throws -> SigningKeySummary {
+        try await requireSigningKeys().rotate(algorithm: algorithm, now: now())
+    }
+
+    /// Every stored key, newest first; never the keys themselves.
+    public func listSigningKeys() async throws -> [SigningKeySummary] {
+        try await requireSigningKeys().list()
+    }
+
+    private func requireSigningKeys() throws -> SigningKeys {
+        guard let signingKeys else { throw ODataError.badRequest("Signing keys are administered with `strata keys`.") }
+        return signingKeys
+    }
+}

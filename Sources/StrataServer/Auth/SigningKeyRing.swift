@@ -1,0 +1,183 @@
+import Foundation
+import JWTKit
+import Logging
+import StrataCore
+import Synchronization
+
+/// The token signing keys a server holds, read from the system database: the newest active key
+/// signs; every key that is active, or retired less than a token lifetime (plus
+/// ``SigningKeys/leeway``) ago, verifies the tokens that name it in their `kid`.
+///
+/// Keys change on another server (`strata keys rotate`, a first start) and reach this one three
+/// ways: ``reload()`` when the system database announces ``SystemChange/keys``; a token naming a
+/// kid this server does not know, which reads the keys again (at most once per
+/// ``unknownKidInterval``) before refusing it; and, before signing, keys older than
+/// ``maximumAge`` are read again, so a server that hears nothing stops signing with a retired key
+/// well within the leeway.
+final class SigningKeyRing: Sendable {
+    struct Entry: Sendable {
+        let stored: StoredSigningKey
+        let material: SigningKeyMaterial
+        let keys: JWTKeyCollection
+    }
+
+    struct Snapshot: Sendable {
+        var entries: [String: Entry]
+        var signing: Entry
+        var loadedAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        /// Nil until ``start()``.
+        var snapshot: Snapshot?
+        var reloading: Task<Void, any Error>?
+        var lastReload: ContinuousClock.Instant
+    }
+
+    static let unknownKidInterval = Duration.seconds(1)
+    static let maximumAge = Duration.seconds(30)
+
+    let store: SigningKeys
+    let algorithm: TokenAlgorithm
+    let now: @Sendable () -> Date
+    let logger: Logger
+    private let state = Mutex(State(snapshot: nil, reloading: nil, lastReload: .now))
+
+    /// A ring that holds no key until ``start()``.
+    init(store: SigningKeys, algorithm: TokenAlgorithm, now: @escaping @Sendable () -> Date, logger: Logger) {
+        self.store = store
+        self.algorithm = algorithm
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Once the system tables are migrated: prepares the keys in the system database
+    /// (``SigningKeys/prepare(algorithm:now:logger:)``) and opens them. A key this server cannot
+    /// open stops it with a message that says what to give it.
+    func start() async throws {
+        try await store.prepare(algorithm: algorithm, now: now(), logger: logger)
+        let snapshot = try await Self.load(store, at: now(), previous: nil)
+        state.withLock {
+            $0.snapshot = snapshot
+            $0.lastReload = .now
+        }
+    }
+
+    private static func load(_ store: SigningKeys, at now: Date, previous: Snapshot?) async throws -> Snapshot {
+        let reusable = previous?.entries.mapValues(\.material) ?? [:]
+        var entries: [String: Entry] = [:]
+        var signing: Entry?
+        for (stored, material) in try await store.open(at: now, reusing: reusable) {
+            let keys: JWTKeyCollection
+            if let known = previous?.entries[stored.kid], known.material.algorithm == material.algorithm {
+                keys = known.keys
+            } else {
+                keys = try await material.keyCollection()
+            }
+            let entry = Entry(stored: stored, material: material, keys: keys)
+            entries[stored.kid] = entry
+            // Newest first: the first active key signs.
+            if signing == nil, stored.retiredAt == nil { signing = entry }
+        }
+        guard let signing else {
+            throw ConfigurationError("the system database holds no active token signing key; create one with `strata keys rotate`")
+        }
+        return Snapshot(entries: entries, signing: signing, loadedAt: .now)
+    }
+
+    private func snapshot() throws -> Snapshot {
+        guard let snapshot = state.withLock({ $0.snapshot }) else {
+            throw ODataError(status: 503, code: "ServiceUnavailable", message: "The server is starting; try again in a moment.")
+        }
+        return snapshot
+    }
+
+    /// Reads the keys again (joining a reload under way); on failure the keys held stay.
+    func reload() async throws {
+        let task = state.withLock { state -> Task<Void, any Error> in
+            if let running = state.reloading { return running }
+            let previous = state.snapshot
+            let task = Task {
+                defer { self.state.withLock { $0.reloading = nil } }
+                let snapshot = try await Self.load(self.store, at: self.now(), previous: previous)
+                self.state.withLock { $0.snapshot = snapshot }
+            }
+            state.reloading = task
+            state.lastReload = .now
+            return task
+        }
+        try await task.value
+    }
+
+    /// ``reload()`` unless keys were read less than `interval` ago; failures are logged.
+    private func reload(ifOlderThan interval: Duration) async {
+        let due = state.withLock { ContinuousClock.now - $0.lastReload >= interval || $0.reloading != nil }
+        guard due else { return }
+        do {
+            try await reload()
+        } catch {
+            logger.error("Reading the token signing keys failed; the keys held so far stay in use", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The kid of the key that signs now.
+    var signingKid: String { get throws { try snapshot().signing.stored.kid } }
+
+    func sign(_ claims: AccessTokenClaims) async throws -> String {
+        if ContinuousClock.now - (try snapshot().loadedAt) > Self.maximumAge { await reload(ifOlderThan: Self.maximumAge) }
+        let signing = try snapshot().signing
+        return try await signing.keys.sign(claims, kid: JWKIdentifier(string: signing.stored.kid), header: ["typ": "JWT"])
+    }
+
+    /// Checks the signature with the key the token's `kid` names (a token without one: the keys
+    /// imported from `auth-signing.key`, which signed such tokens), and that the key still
+    /// verifies at `now`. Any failure is a 401.
+    func verify(_ token: String, now: Date) async throws -> AccessTokenClaims {
+        let parts = try UnverifiedToken(token)
+        let kid = parts.header["kid"]?.stringValue
+        var candidates = try entries(for: kid)
+        if candidates.isEmpty, kid != nil {
+            await reload(ifOlderThan: Self.unknownKidInterval)
+            candidates = try entries(for: kid)
+        }
+        guard !candidates.isEmpty else {
+            throw AuthErrors.invalidToken("The token was signed with a key this server does not know; sign in again.")
+        }
+        let seconds = AuthStore.seconds(now)
+        for entry in candidates where parts.algorithm == entry.material.algorithm.rawValue {
+            guard store.verifies(entry.stored, at: seconds) else {
+                throw AuthErrors.invalidToken("The token was signed with a key that was retired too long ago; sign in again.")
+            }
+            if let claims = try? await entry.keys.verify(token, as: AccessTokenClaims.self) { return claims }
+        }
+        if !candidates.contains(where: { parts.algorithm == $0.material.algorithm.rawValue }) {
+            throw AuthErrors.invalidToken("The token is not signed with \(candidates[0].material.algorithm).")
+        }
+        throw AuthErrors.invalidToken("The token's signature or claims are not valid.")
+    }
+
+    private func entries(for kid: String?) throws -> [Entry] {
+        let entries = try snapshot().entries
+        if let kid { return entries[kid].map { [$0] } ?? [] }
+        return entries.values.filter(\.material.isLegacy)
+    }
+
+    /// `/.well-known/jwks.json`: the public keys of the ES256 keys that verify at `now`; HMAC keys
+    /// have no public side and are never published.
+    func jwks(now: Date) throws -> [UInt8] {
+        let seconds = AuthStore.seconds(now)
+        let published = try snapshot().entries.values
+            .filter { $0.material.algorithm == .es256 && store.verifies($0.stored, at: seconds) }
+            .sorted { ($0.stored.createdAt, $0.stored.kid) > ($1.stored.createdAt, $1.stored.kid) }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("keys")
+        writer.beginArray()
+        for entry in published {
+            if let jwk = entry.stored.publicJWK { writer.raw(jwk) }
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+}
