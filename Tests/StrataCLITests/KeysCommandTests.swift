@@ -27,10 +27,11 @@ struct KeysCommandTests {
 
         var configuration = StrataConfiguration()
         configuration.dataDirectory = directory
+        configuration.auth.accessTokenLifetime = 30 * 60
         let keys = try await Administration.with(configuration, logger: Logger(label: "test")) { try await $0.listSigningKeys() }
         #expect(keys.map(\.algorithm) == ["HS256", "ES256"])
         #expect(keys[0].retiredAt == nil && keys[1].retiredAt != nil)
-        // The second rotate was told tokens live 30 minutes: the ES256 key verifies 30 minutes and the leeway more.
+        // Tokens live 30 minutes here: the ES256 key verifies 30 minutes and the leeway more.
         let retired = try #require(keys[1].retiredAt)
         #expect(keys[1].verifiesUntil == retired.addingTimeInterval(30 * 60 + 60))
 

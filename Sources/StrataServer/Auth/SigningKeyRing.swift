@@ -11,9 +11,9 @@ import Synchronization
 /// Keys change on another server (`strata keys rotate`, a first start) and reach this one three
 /// ways: ``reload()`` when the system database announces ``SystemChange/keys``; a token naming a
 /// kid this server does not know, which reads the keys again (at most once per
-/// ``unknownKidInterval``) before refusing it; and, before signing, keys older than
-/// ``maximumAge`` are read again, so a server that hears nothing stops signing with a retired key
-/// well within the leeway.
+/// ``unknownKidInterval``) before refusing it; and keys older than ``maximumAge`` are read again
+/// before the next signature or check, so a server that hears nothing stops signing with a retired
+/// key, and learns when one stops verifying, well within the leeway.
 final class SigningKeyRing: Sendable {
     struct Entry: Sendable {
         let stored: StoredSigningKey
@@ -32,6 +32,8 @@ final class SigningKeyRing: Sendable {
         var snapshot: Snapshot?
         var reloading: Task<Void, any Error>?
         var lastReload: ContinuousClock.Instant
+        /// When a token's unknown kid last made the ring read the keys.
+        var lastUnknownKid: ContinuousClock.Instant?
     }
 
     static let unknownKidInterval = Duration.seconds(1)
@@ -41,7 +43,7 @@ final class SigningKeyRing: Sendable {
     let algorithm: TokenAlgorithm
     let now: @Sendable () -> Date
     let logger: Logger
-    private let state = Mutex(State(snapshot: nil, reloading: nil, lastReload: .now))
+    private let state = Mutex(State(snapshot: nil, reloading: nil, lastReload: .now, lastUnknownKid: nil))
 
     /// A ring that holds no key until ``start()``.
     init(store: SigningKeys, algorithm: TokenAlgorithm, now: @escaping @Sendable () -> Date, logger: Logger) {
@@ -109,10 +111,32 @@ final class SigningKeyRing: Sendable {
         try await task.value
     }
 
-    /// ``reload()`` unless keys were read less than `interval` ago; failures are logged.
-    private func reload(ifOlderThan interval: Duration) async {
-        let due = state.withLock { ContinuousClock.now - $0.lastReload >= interval || $0.reloading != nil }
-        guard due else { return }
+    /// ``reload()`` when the keys were read more than ``maximumAge`` ago; failures are logged.
+    private func reloadIfStale() async throws {
+        guard ContinuousClock.now - (try snapshot().loadedAt) > Self.maximumAge else { return }
+        await reloadLogging()
+    }
+
+    /// Reads the keys for a token whose kid is not among them: at once the first time, then at most
+    /// once per ``unknownKidInterval`` (a caller inside it waits for the next turn rather than being
+    /// refused, since its key may be that new), and not at all when a reload began since it asked.
+    private func reloadForUnknownKid() async {
+        let arrival = ContinuousClock.now
+        let wait = state.withLock { state in state.lastUnknownKid.map { arrival.duration(to: $0 + Self.unknownKidInterval) } ?? .zero }
+        if wait > .zero { try? await Task.sleep(for: wait) }
+        let running = state.withLock { state -> Task<Void, any Error>?? in
+            guard state.lastReload < arrival else { return .some(state.reloading) }
+            state.lastUnknownKid = .now
+            return nil
+        }
+        switch running {
+        case .some(.some(let task)): _ = try? await task.value
+        case .some(.none): return
+        case .none: await reloadLogging()
+        }
+    }
+
+    private func reloadLogging() async {
         do {
             try await reload()
         } catch {
@@ -124,7 +148,7 @@ final class SigningKeyRing: Sendable {
     var signingKid: String { get throws { try snapshot().signing.stored.kid } }
 
     func sign(_ claims: AccessTokenClaims) async throws -> String {
-        if ContinuousClock.now - (try snapshot().loadedAt) > Self.maximumAge { await reload(ifOlderThan: Self.maximumAge) }
+        try await reloadIfStale()
         let signing = try snapshot().signing
         return try await signing.keys.sign(claims, kid: JWKIdentifier(string: signing.stored.kid), header: ["typ": "JWT"])
     }
@@ -134,10 +158,11 @@ final class SigningKeyRing: Sendable {
     /// verifies at `now`. Any failure is a 401.
     func verify(_ token: String, now: Date) async throws -> AccessTokenClaims {
         let parts = try UnverifiedToken(token)
+        try await reloadIfStale()
         let kid = parts.header["kid"]?.stringValue
         var candidates = try entries(for: kid)
         if candidates.isEmpty, kid != nil {
-            await reload(ifOlderThan: Self.unknownKidInterval)
+            await reloadForUnknownKid()
             candidates = try entries(for: kid)
         }
         guard !candidates.isEmpty else {
