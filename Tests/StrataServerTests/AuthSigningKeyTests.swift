@@ -235,6 +235,31 @@ struct AuthSigningKeyTests {
         }
     }
 
+    @Test("/admin/keys lists the keys without material; a rotation there signs the server's next token with the new key", arguments: Backend.allCases)
+    func adminRoutes(_ backend: Backend) async throws {
+        try await withAuthServer(backend) { client, configuration in
+            let first = try await client.signIn(TestAccounts.reader).access
+            #expect(try await client.get("/admin/keys", headers: basic(TestAccounts.reader)).status == .forbidden)
+            let refused = try await client.send(.post, "/admin/keys/rotate", headers: basic(TestAccounts.admin).merging([.contentType: "application/json"]),
+                                                body: #"{"algorithm":"RS256"}"#)
+            #expect(refused.status == .badRequest && refused.text.contains("HS256 or ES256"), "\(refused.text)")
+            let rotated = try await client.send(.post, "/admin/keys/rotate", headers: basic(TestAccounts.admin).merging([.contentType: "application/json"]),
+                                                body: #"{"algorithm":"ES256"}"#)
+            #expect(rotated.status == .created, "\(rotated.text)")
+            let added = try #require(rotated.json["keys"]?.arrayValue?.first?["kid"]?.stringValue)
+            #expect(SigningKeyTests.kid(try await client.signIn(TestAccounts.reader).access) == added)
+            #expect(try await client.get("/auth/me", headers: bearer(first)).status == .ok)
+            let listed = try await client.get("/admin/keys", headers: basic(TestAccounts.admin))
+            #expect(listed.status == .ok)
+            let keys = try #require(listed.json["keys"]?.arrayValue)
+            #expect(keys.compactMap { $0["kid"]?.stringValue } == [added, SigningKeyTests.kid(first) ?? ""])
+            #expect(keys.first?["retired"] == .null && keys.last?["verifiesUntil"]?.int64Value != nil)
+            let stored = try await SigningKeyTests.stored(configuration)
+            for row in stored { #expect(!listed.text.contains(row.sealedKey)) }
+            #expect(try await client.get("/.well-known/jwks.json").json["keys"]?.arrayValue?.count == 1)
+        }
+    }
+
     @Test("The secret never reaches the log", arguments: [Backend.sqlite])
     func secretNotLogged(_ backend: Backend) async throws {
         var configuration = try await TestDatabases.shared.configuration(backend)

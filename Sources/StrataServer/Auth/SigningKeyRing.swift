@@ -193,7 +193,7 @@ final class SigningKeyRing: Sendable {
         let seconds = AuthStore.seconds(now)
         let published = try snapshot().entries.values
             .filter { $0.material.algorithm == .es256 && store.verifies($0.stored, at: seconds) }
-            .sorted { ($0.stored.createdAt, $0.stored.kid) > ($1.stored.createdAt, $1.stored.kid) }
+            .sorted { ($0.stored.createdAt, $0.stored.retiredAt ?? .max, $0.stored.kid) > ($1.stored.createdAt, $1.stored.retiredAt ?? .max, $1.stored.kid) }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("keys")

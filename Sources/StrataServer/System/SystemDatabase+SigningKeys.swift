@@ -43,7 +43,8 @@ extension SystemDatabase {
         ])]
     }
 
-    /// Every stored key, newest first.
+    /// Every stored key, newest first: by creation, and within one second the active key before the
+    /// ones it replaced, then the later retired before the earlier.
     func signingKeys() async throws -> [StoredSigningKey] {
         try await database.read { connection in try await signingKeys(connection) }
     }
@@ -65,10 +66,10 @@ extension SystemDatabase {
         let rows = try await connection.query(
             """
                 SELECT "kid", "algorithm", "sealed_key", "sealed_by", "key_check", "public_jwk", "created_at", "retired_at" \
-                FROM \(table("signing_keys")) ORDER BY "created_at" DESC, "kid" DESC
+                FROM \(table("signing_keys"))
                 """,
             types: [.string, .string, .string, .string, .string, .string, .int64, .int64])
-        return rows.rows.compactMap { row in
+        let keys = rows.rows.compactMap { row -> StoredSigningKey? in
             guard let kid = row[0].stringValue, let algorithm = row[1].stringValue, let sealed = row[2].stringValue,
                   let sealedBy = row[3].stringValue, let check = row[4].stringValue, case .int64(let created) = row[6] else { return nil }
             var retired: Int64?
@@ -76,6 +77,7 @@ extension SystemDatabase {
             return StoredSigningKey(kid: kid, algorithm: algorithm, sealedKey: sealed, sealedBy: sealedBy, keyCheck: check,
                                     publicJWK: row[5].stringValue, createdAt: created, retiredAt: retired)
         }
+        return keys.sorted { ($0.createdAt, $0.retiredAt ?? .max, $0.kid) > ($1.createdAt, $1.retiredAt ?? .max, $1.kid) }
     }
 
     func insertSigningKey(_ key: StoredSigningKey, _ connection: any DatabaseConnection) async throws {
