@@ -13,7 +13,8 @@ struct KeysCommand: AsyncParsableCommand {
             --key-secret-file, or else with DIR/key-encryption.key; every server on that database \
             shares them. A rotated-out key still verifies the tokens it signed until they have \
             expired (--token-lifetime, plus a minute). The commands work with no server running; \
-            servers on PostgreSQL sign with a new key at once, others within 30 seconds. See docs/KEYS.md.
+            servers sign with a new key once they hear of it (PostgreSQL announces it), or within \
+            30 seconds. See docs/KEYS.md.
             """,
         subcommands: [Rotate.self, List.self])
 

@@ -3,9 +3,9 @@ import StrataCore
 
 /// `strata keys rotate|list`: the token signing keys every server on the system database shares.
 extension Administration {
-    /// Adds a new signing key that every server signs with once it has read it (at once on
-    /// PostgreSQL, which announces the change; on its next token naming the new key, or within
-    /// 30 seconds, otherwise). The keys before it still verify for a token lifetime; keys retired
+    /// Adds a new signing key that every server signs with once it has read it: when it hears of
+    /// the change (``SystemChange/keys``, announced on PostgreSQL), when a token names the new key,
+    /// or within 30 seconds. The keys before it still verify for a token lifetime; keys retired
     /// longer ago than that are deleted.
     @discardableResult
     public func rotateSigningKey(algorithm: TokenAlgorithm) async throws -> SigningKeySummary {

@@ -94,26 +94,33 @@ final class SigningKeyRing: Sendable {
         return snapshot
     }
 
-    /// Reads the keys again (joining a reload under way); on failure the keys held stay.
+    /// Reads the keys again; on failure the keys held stay. A reload that began after the call is
+    /// joined; one that began before it may have missed the change the caller heard of, so it is
+    /// waited for and then another one runs.
     func reload() async throws {
-        let task = state.withLock { state -> Task<Void, any Error> in
-            if let running = state.reloading { return running }
-            let previous = state.snapshot
-            let task = Task {
-                defer { self.state.withLock { $0.reloading = nil } }
-                let snapshot = try await Self.load(self.store, at: self.now(), previous: previous)
-                self.state.withLock { $0.snapshot = snapshot }
+        let requested = ContinuousClock.now
+        while true {
+            let (task, fresh) = state.withLock { state -> (Task<Void, any Error>, Bool) in
+                if let running = state.reloading { return (running, state.lastReload >= requested) }
+                let previous = state.snapshot
+                let task = Task {
+                    defer { self.state.withLock { $0.reloading = nil } }
+                    let snapshot = try await Self.load(self.store, at: self.now(), previous: previous)
+                    self.state.withLock { $0.snapshot = snapshot }
+                }
+                state.reloading = task
+                state.lastReload = .now
+                return (task, true)
             }
-            state.reloading = task
-            state.lastReload = .now
-            return task
+            if fresh { return try await task.value }
+            _ = try? await task.value
         }
-        try await task.value
     }
 
-    /// ``reload()`` when the keys were read more than ``maximumAge`` ago; failures are logged.
+    /// ``reload()`` when the keys were last read (or tried) more than ``maximumAge`` ago; failures
+    /// are logged, and tried again only after another ``maximumAge``.
     private func reloadIfStale() async throws {
-        guard ContinuousClock.now - (try snapshot().loadedAt) > Self.maximumAge else { return }
+        guard ContinuousClock.now - state.withLock({ $0.lastReload }) > Self.maximumAge else { return }
         await reloadLogging()
     }
 
