@@ -260,6 +260,41 @@ struct AuthSigningKeyTests {
         }
     }
 
+    @Test("From the key file to a secret: rotate with both; the file is needed until its keys stop verifying", arguments: Backend.allCases)
+    func fileToSecret(_ backend: Backend) async throws {
+        let clock = TestClock()
+        try await withAuthServer(backend, clock: clock) { client, configuration in
+            let old = try await client.signIn(TestAccounts.reader).access
+            var withSecret = configuration
+            withSecret.auth.keySecret = try KeySecret(SigningKeyTests.secret, source: "STRATA_KEY_SECRET")
+            let added = try await Administration.with(withSecret, logger: TestDatabases.logger) { admin in
+                try await admin.rotateSigningKey(algorithm: .hs256)
+            }
+            #expect(try await SigningKeyTests.stored(configuration).first { $0.kid == added.kid }?.sealedBy == "secret")
+            // Holding both, a server starts and accepts tokens of either key.
+            try await SigningKeyTests.withServer(withSecret) { both in
+                let me = try await both.get("/auth/me", headers: bearer(old))
+                #expect(me.status == .ok, "\(me.text)")
+                #expect(SigningKeyTests.kid(try await both.signIn(TestAccounts.reader).access) == added.kid)
+            }
+            // Holding only the secret, it cannot open the file's key while that still verifies...
+            try FileManager.default.removeItem(atPath: KeyEncryptionKey.path(in: configuration.dataDirectory))
+            await #expect {
+                try await SigningKeyTests.withServer(withSecret) { _ in }
+            } throws: { error in
+                "\(error)".contains("Copy key-encryption.key")
+            }
+            // ...and starts once it no longer does.
+            clock.advance(configuration.auth.accessTokenLifetime + Double(SigningKeys.leeway) + 1)
+            try await SigningKeyTests.withServer(withSecret) { secretOnly in
+                let token = try await secretOnly.signIn(TestAccounts.reader).access
+                #expect(SigningKeyTests.kid(token) == added.kid)
+                let me = try await secretOnly.get("/auth/me", headers: bearer(token))
+                #expect(me.status == .ok, "\(me.text)")
+            }
+        }
+    }
+
     @Test("The secret never reaches the log", arguments: [Backend.sqlite])
     func secretNotLogged(_ backend: Backend) async throws {
         var configuration = try await TestDatabases.shared.configuration(backend)
