@@ -87,7 +87,8 @@ final class SigningKeyRing: Sendable {
         return Snapshot(entries: entries, signing: signing, loadedAt: .now)
     }
 
-    private func snapshot() throws -> Snapshot {
+    /// The keys held now; a 503 before ``start()``.
+    func snapshot() throws -> Snapshot {
         guard let snapshot = state.withLock({ $0.snapshot }) else {
             throw ODataError(status: 503, code: "ServiceUnavailable", message: "The server is starting; try again in a moment.")
         }
@@ -192,24 +193,5 @@ final class SigningKeyRing: Sendable {
         let entries = try snapshot().entries
         if let kid { return entries[kid].map { [$0] } ?? [] }
         return entries.values.filter(\.material.isLegacy)
-    }
-
-    /// `/.well-known/jwks.json`: the public keys of the ES256 keys that verify at `now`; HMAC keys
-    /// have no public side and are never published.
-    func jwks(now: Date) throws -> [UInt8] {
-        let seconds = AuthStore.seconds(now)
-        let published = try snapshot().entries.values
-            .filter { $0.material.algorithm == .es256 && store.verifies($0.stored, at: seconds) }
-            .sorted { ($0.stored.createdAt, $0.stored.retiredAt ?? .max, $0.stored.kid) > ($1.stored.createdAt, $1.stored.retiredAt ?? .max, $1.stored.kid) }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("keys")
-        writer.beginArray()
-        for entry in published {
-            if let jwk = entry.stored.publicJWK { writer.raw(jwk) }
-        }
-        writer.endArray()
-        writer.endObject()
-        return writer.bytes
     }
 }
