@@ -36,6 +36,8 @@ struct KeysCommand: AsyncParsableCommand {
             discussion: "Example: strata keys rotate --algorithm ES256 --database postgres://strata@db/shop")
         @Option(help: "HS256 (a shared secret) or ES256 (its public key is published at /.well-known/jwks.json).")
         var algorithm = "HS256"
+        @Flag(help: "Seal the new key with the key secret where the current one is sealed with DIR/key-encryption.key.")
+        var changeSealing = false
         @OptionGroup var keys: KeyOptions
         @OptionGroup var storage: StorageOptions
 
@@ -43,7 +45,7 @@ struct KeysCommand: AsyncParsableCommand {
             guard let algorithm = TokenAlgorithm(name: algorithm) else { throw ValidationError("--algorithm must be HS256 or ES256, not \(algorithm)") }
             let environment = ProcessInfo.processInfo.environment
             let (added, all) = try await storage.administer(adjust: { try keys.apply(to: &$0, environment: environment) }) { admin in
-                (try await admin.rotateSigningKey(algorithm: algorithm), try await admin.listSigningKeys())
+                (try await admin.rotateSigningKey(algorithm: algorithm, changeSealing: changeSealing), try await admin.listSigningKeys())
             }
             print("Added the \(added.algorithm) key \(added.kid); it signs new tokens from now on.")
             for key in all where key.kid != added.kid {

@@ -267,8 +267,17 @@ struct AuthSigningKeyTests {
             let old = try await client.signIn(TestAccounts.reader).access
             var withSecret = configuration
             withSecret.auth.keySecret = try KeySecret(SigningKeyTests.secret, source: "STRATA_KEY_SECRET")
+            // Not by accident: a secret in the environment does not change how keys are sealed.
+            await #expect {
+                try await Administration.with(withSecret, logger: TestDatabases.logger) { admin in
+                    try await admin.rotateSigningKey(algorithm: .hs256)
+                }
+            } throws: { error in
+                "\(error)".contains("rotate with --change-sealing")
+            }
+            #expect(try await SigningKeyTests.stored(configuration).count == 1)
             let added = try await Administration.with(withSecret, logger: TestDatabases.logger) { admin in
-                try await admin.rotateSigningKey(algorithm: .hs256)
+                try await admin.rotateSigningKey(algorithm: .hs256, changeSealing: true)
             }
             #expect(try await SigningKeyTests.stored(configuration).first { $0.kid == added.kid }?.sealedBy == "secret")
             // Holding both, a server starts and accepts tokens of either key.

@@ -18,7 +18,13 @@ extension AdminRoutes {
             guard let algorithm = TokenAlgorithm(name: name) else {
                 throw ODataError.badRequest("The algorithm is HS256 or ES256, not \(name).")
             }
-            let added = try await admin.rotateSigningKey(algorithm: algorithm)
+            let added: SigningKeySummary
+            do {
+                added = try await admin.rotateSigningKey(algorithm: algorithm)
+            } catch let error as ConfigurationError {
+                // Keys this server holds but could not seal a new one for (the key file where it has a secret).
+                throw ODataError(status: 409, code: "Conflict", message: error.description)
+            }
             try await auth.reloadSigningKeys()
             return Response(status: .created, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                             body: .init(byteBuffer: .init(bytes: keys([added]))))

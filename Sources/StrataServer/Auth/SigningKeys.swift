@@ -76,13 +76,24 @@ struct SigningKeys: Sendable {
     /// lifetime more; keys retired longer ago than that are deleted.
     ///
     /// Refused when this process could not open the keys there are (a wrong secret or file):
-    /// a key sealed with a key-encryption key the servers lack would stop them.
+    /// a key sealed with a key-encryption key the servers lack would stop them. For the same
+    /// reason, moving from the key file to a secret (a process holding both seals with the secret)
+    /// must be asked for with `changeSealing`.
     @discardableResult
-    func rotate(algorithm: TokenAlgorithm, now: Date) async throws -> SigningKeySummary {
+    func rotate(algorithm: TokenAlgorithm, now: Date, changeSealing: Bool = false) async throws -> SigningKeySummary {
         let existing = try await system.signingKeys()
         let seconds = AuthStore.seconds(now)
         for key in existing where verifies(key, at: seconds) { _ = try encryption.openingKey(for: key) }
-        let fresh = try Self.sealed(.generate(algorithm), with: try encryption.sealingKey(existing: existing), now: seconds)
+        let sealing = try encryption.sealingKey(existing: existing)
+        if !changeSealing, let active = existing.first(where: { $0.retiredAt == nil }), active.sealedBy != sealing.source.rawValue,
+           let secret = encryption.secret {
+            throw ConfigurationError("""
+                The signing keys are sealed with the key file \(KeyEncryptionKey.fileName), and this rotation would seal the \
+                new key with \(secret); servers without that secret could not open it. To move to the secret, give every \
+                server the same secret and rotate with --change-sealing (docs/KEYS.md); otherwise rotate without a secret.
+                """)
+        }
+        let fresh = try Self.sealed(.generate(algorithm), with: sealing, now: seconds)
         let system = self.system
         let cutoff = seconds - Int64(lifetime) - Self.leeway
         try await system.changeSigningKeys { connection in
