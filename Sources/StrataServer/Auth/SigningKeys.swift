@@ -3,8 +3,11 @@ import Logging
 
 /// A token signing key as `strata keys list` shows it: never its secret material.
 public struct SigningKeySummary: Sendable, Equatable {
+    /// The `kid` of the tokens it signs.
     public var kid: String
+    /// `HS256` or `ES256`.
     public var algorithm: String
+    /// When it was made (or imported from a data directory's `auth-signing.key`).
     public var createdAt: Date
     /// When a newer key took over signing; nil while this key signs.
     public var retiredAt: Date?
