@@ -9,7 +9,7 @@ import StrataServer
 extension ServeOptions {
     static let table: [any ServeOptionRow] = [
         demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
-        maxBlobSize, logLevel, tokenLifetime, passwordHashCost, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
+        maxBlobSize, logLevel, tokenLifetime, passwordHashCost, tokenAlgorithm, keySecretFile, keySecret, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
         maxExpandDepth, maxExpandWidth, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, headerTimeout,
         idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, shutdownGrace,
     ]

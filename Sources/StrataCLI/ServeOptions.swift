@@ -20,6 +20,8 @@ struct ServeOptions: ParsableArguments {
     @Option(name: Self.maxBlobSize.name, help: Self.maxBlobSize.help) var maxBlobSize: Int64?
     @Option(name: Self.logLevel.name, help: Self.logLevel.help) var logLevel: String?
     @Option(name: Self.tokenLifetime.name, help: Self.tokenLifetime.help) var tokenLifetime: Int?
+    @Option(name: Self.tokenAlgorithm.name, help: Self.tokenAlgorithm.help) var tokenAlgorithm: String?
+    @Option(name: Self.keySecretFile.name, help: Self.keySecretFile.help) var keySecretFile: String?
     @Option(name: Self.maxTop.name, help: Self.maxTop.help) var maxTop: Int?
     @Option(name: Self.maxQueryLength.name, help: Self.maxQueryLength.help) var maxQueryLength: Int?
     @Option(name: Self.maxFilterDepth.name, help: Self.maxFilterDepth.help) var maxFilterDepth: Int?

@@ -13,19 +13,22 @@ struct StorageOptions: ParsableArguments {
     @Option(name: ServeOptions.systemDatabase.name, help: ServeOptions.systemDatabase.help) var systemDatabase: String?
 
     /// The configuration these options (and `STRATA_DATA`, `STRATA_DATABASE`, `STRATA_SYSTEM_DATABASE`,
-    /// `STRATA_PASSWORD_HASH_COST`) describe.
-    func configuration(environment: [String: String]) throws -> StrataConfiguration {
+    /// `STRATA_PASSWORD_HASH_COST`) describe; `adjust` reads a command's own options into it.
+    func configuration(environment: [String: String], adjust: (inout ServeSetup) throws -> Void = { _ in }) throws -> StrataConfiguration {
         var setup = ServeSetup()
         try ServeOptions.data.resolve(given: data, environment: environment, into: &setup)
         try ServeOptions.database.resolve(given: database, environment: environment, into: &setup)
         try ServeOptions.systemDatabase.resolve(given: systemDatabase, environment: environment, into: &setup)
         try ServeOptions.passwordHashCost.resolve(given: nil, environment: environment, into: &setup)
+        try adjust(&setup)
         return setup.configuration
     }
 
     /// Runs `body` with the system database of these options open.
-    func administer<T: Sendable>(_ body: @Sendable (Administration) async throws -> T) async throws -> T {
-        let configuration = try configuration(environment: ProcessInfo.processInfo.environment)
+    func administer<T: Sendable>(
+        adjust: (inout ServeSetup) throws -> Void = { _ in }, _ body: @Sendable (Administration) async throws -> T
+    ) async throws -> T {
+        let configuration = try configuration(environment: ProcessInfo.processInfo.environment, adjust: adjust)
         var logger = Logger(label: "strata", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning
         do {

@@ -15,6 +15,6 @@ struct StrataCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, GetCommand.self, BlobCommand.self, LoginCommand.self, LogoutCommand.self,
             UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, ServiceCommand.self,
-            DemoDataCommand.self,
+            KeysCommand.self, DemoDataCommand.self,
         ])
 }

@@ -7,8 +7,8 @@ import StrataDemo
 @testable import StrataServer
 import Testing
 
-/// What `strata serve --demo` sets up for authentication, and the signing key's file.
-@Suite("Auth: demo and signing key")
+/// What `strata serve --demo` sets up for authentication, and the key-encryption key's file.
+@Suite("Auth: demo and key-encryption key")
 struct AuthDemoTests {
     @Test("--demo creates the editor account with a random password announced once, never a fixed one")
     func demoEditor() async throws {
@@ -41,17 +41,19 @@ struct AuthDemoTests {
         #expect(announcements.withLockedValue { $0.count } == 1)
     }
 
-    @Test("The signing key is generated once, 64 random bytes in a file only its owner reads")
-    func signingKeyFile() async throws {
+    @Test("The key-encryption key is generated once, 32 random bytes in a file only its owner reads")
+    func keyEncryptionFile() async throws {
         try await withAuthServer(.sqlite) { client, configuration in
-            let path = (configuration.dataDirectory as NSString).appendingPathComponent(SigningKey.fileName)
+            let path = KeyEncryptionKey.path(in: configuration.dataDirectory)
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-            let first = try SigningKey.loadOrCreate(in: configuration.dataDirectory, logger: TestDatabases.logger)
-            #expect(first.count == 64)
+            let first = try SecretFile.read(at: path, what: "key-encryption key", logger: TestDatabases.logger)
+            #expect(first.count == 32)
             // Widened permissions are narrowed again when the key is read.
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-            #expect(try SigningKey.loadOrCreate(in: configuration.dataDirectory, logger: TestDatabases.logger) == first)
+            let again = try KeyEncryptionKey.file(in: configuration.dataDirectory, create: true, logger: TestDatabases.logger)
+            #expect(try SecretFile.read(at: path, what: "key-encryption key", logger: TestDatabases.logger) == first)
+            #expect(again?.source == .file)
             #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             #expect(try await client.get("/auth/me", headers: basic(TestAccounts.reader)).status == .ok)
         }

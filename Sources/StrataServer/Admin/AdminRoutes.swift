@@ -20,11 +20,13 @@ import StrataCore
 /// | `POST /admin/services/reload` | reads every service's catalog and model file again; 400 naming the model files refused (those services stay as they were) |
 /// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
 /// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
+/// | `GET /admin/keys` / `POST /admin/keys/rotate` `{"algorithm"?: "HS256"\|"ES256"}` | token signing keys (never their material); a rotation answers 201 with the new key |
 /// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
 enum AdminRoutes {
     static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthServices) {
         let admin = Administration(
-            store: auth.store, hasher: auth.hasher, model: { name in runtime.service(named: name)?.model }, now: auth.settings.now)
+            store: auth.store, hasher: auth.hasher, model: { name in runtime.service(named: name)?.model }, now: auth.settings.now,
+            signingKeys: auth.tokens.ring.store)
         let group = router.group("admin").add(middleware: AdminOnly())
 
         group.get("users") { _, context in
@@ -154,6 +156,7 @@ enum AdminRoutes {
             return Response(status: .noContent)
         }
         registerContainerGrants(on: group, admin: admin)
+        registerKeys(on: group, admin: admin, auth: auth)
         group.delete("issuers/rules") { request, context in
             context.setRoute("admin.issuers")
             var fields = JSONObject()

@@ -33,7 +33,11 @@ extension Administration {
             model: { name in
                 try await Self.loadModel(name, store: store, system: system, modelDirectory: configuration.dataDirectory, logger: logger)?.model
             },
-            now: configuration.auth.now)
+            now: configuration.auth.now,
+            signingKeys: SigningKeys(
+                system: system,
+                encryption: KeyEncryption(secret: configuration.auth.keySecret, dataDirectory: configuration.dataDirectory, logger: logger),
+                lifetime: configuration.auth.accessTokenLifetime))
         return try await body(administration)
     }
 

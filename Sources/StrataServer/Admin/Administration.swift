@@ -14,6 +14,8 @@ public struct Administration: Sendable {
     /// The model of a service, or nil when there is none by that name.
     let model: @Sendable (String) async throws -> ServiceModel?
     let now: @Sendable () -> Date
+    /// The token signing keys (`strata keys`, `/admin/keys`); nil where none are administered.
+    var signingKeys: SigningKeys? = nil
 
     // MARK: Accounts
 

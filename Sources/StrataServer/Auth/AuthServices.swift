@@ -14,17 +14,32 @@ struct AuthServices: Sendable {
     var tokens: LocalTokens { authenticator.tokens }
     var now: Date { settings.now() }
 
-    /// Loads (or creates) the signing key in the data directory and prepares the hasher's dummy hash.
+    /// Prepares the hasher's dummy hash and the token signing keys, which ``startSigningKeys()``
+    /// opens once the system tables are migrated.
     static func make(settings: AuthSettings, system: SystemDatabase, dataDirectory: String, logger: Logger) async throws -> AuthServices {
-        let key = try SigningKey.loadOrCreate(in: dataDirectory, logger: logger)
+        let keys = SigningKeys(system: system, encryption: KeyEncryption(secret: settings.keySecret, dataDirectory: dataDirectory, logger: logger),
+                               lifetime: settings.accessTokenLifetime)
+        let ring = SigningKeyRing(store: keys, algorithm: settings.tokenAlgorithm, now: settings.now, logger: logger)
         let store = AuthStore(system: system, cacheMaxAge: .seconds(settings.cacheMaxAge))
-        let tokens = await LocalTokens(key: key, issuer: settings.tokenIssuer, audience: settings.tokenAudience,
-                                       lifetime: settings.accessTokenLifetime)
+        let tokens = LocalTokens(ring: ring, issuer: settings.tokenIssuer, audience: settings.tokenAudience,
+                                 lifetime: settings.accessTokenLifetime)
         let authenticator = Authenticator(
             store: store, hasher: try PasswordHasher(cost: settings.passwordHashCost), tokens: tokens,
             federation: Federation(store: store), throttle: LoginThrottle(settings: settings),
             basicMemory: BasicCredentialMemory(lifetime: settings.basicCredentialMemory), settings: settings)
         return AuthServices(store: store, authenticator: authenticator, settings: settings, logger: logger)
+    }
+
+    /// Opens the token signing keys in the system database, creating the first one and importing a
+    /// data directory's `auth-signing.key` when needed; a key this server cannot open stops it.
+    func startSigningKeys() async throws {
+        try await tokens.ring.start()
+    }
+
+    /// Reads the token signing keys again: another server or `strata keys rotate` changed them
+    /// (``SystemChange/keys``). On failure the keys held so far stay in use.
+    func reloadSigningKeys() async throws {
+        try await tokens.ring.reload()
     }
 
     /// The body of a successful `/auth/token` answer.

@@ -38,6 +38,12 @@ public struct AuthSettings: Sendable {
     /// Load balancers whose `X-Forwarded-For` names the client that throttling counts (the server's
     /// `--trusted-proxy`, also ``StrataConfiguration/trustedProxies``).
     public var trustedProxies = TrustedProxies.none
+    /// The algorithm of the first token signing key, made when the system database has none
+    /// (`--token-algorithm`); later keys take theirs from `strata keys rotate --algorithm`.
+    public var tokenAlgorithm = TokenAlgorithm.hs256
+    /// The secret the signing keys are sealed with in the system database (`STRATA_KEY_SECRET`,
+    /// `--key-secret-file`); nil: with the data directory's `key-encryption.key`.
+    public var keySecret: KeySecret?
     /// The current time; tests move it to expire tokens and throttling windows.
     public var now: @Sendable () -> Date
     /// Where `--demo` prints the generated password of the `editor` account, once. Standard output,

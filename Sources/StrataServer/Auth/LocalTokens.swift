@@ -20,23 +20,13 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
-/// Signs and checks Strata's own access tokens (HS256 with the key from the data directory).
+/// Signs and checks Strata's own access tokens with the server's ``SigningKeyRing``: the keys in
+/// the system database that every server on it shares.
 struct LocalTokens: Sendable {
-    let keys: JWTKeyCollection
+    let ring: SigningKeyRing
     let issuer: String
     let audience: String
     let lifetime: TimeInterval
-
-    static let algorithm = "HS256"
-
-    init(key: [UInt8], issuer: String, audience: String, lifetime: TimeInterval) async {
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: key), digestAlgorithm: .sha256)
-        self.keys = keys
-        self.issuer = issuer
-        self.audience = audience
-        self.lifetime = lifetime
-    }
 
     /// Whole seconds of an access token's life (the `expires_in` of token responses).
     var expiresIn: Int { Int(lifetime) }
@@ -45,19 +35,12 @@ struct LocalTokens: Sendable {
         let issuedAt = AuthStore.seconds(now)
         let claims = AccessTokenClaims(sub: subject, roles: roles, iat: issuedAt, exp: issuedAt + Int64(expiresIn),
                                        iss: issuer, aud: audience, sid: session)
-        return try await keys.sign(claims, header: ["typ": "JWT"])
+        return try await ring.sign(claims)
     }
 
-    /// Checks signature, algorithm, issuer, audience and expiry; any failure is a 401.
+    /// Checks signature, algorithm, key, issuer, audience and expiry; any failure is a 401.
     func verify(_ token: String, now: Date) async throws -> AccessTokenClaims {
-        let parts = try UnverifiedToken(token)
-        guard parts.algorithm == Self.algorithm else { throw AuthErrors.invalidToken("The token is not signed with HS256.") }
-        let claims: AccessTokenClaims
-        do {
-            claims = try await keys.verify(token, as: AccessTokenClaims.self)
-        } catch {
-            throw AuthErrors.invalidToken("The token's signature or claims are not valid.")
-        }
+        let claims = try await ring.verify(token, now: now)
         guard claims.iss == issuer, claims.aud == audience else {
             throw AuthErrors.invalidToken("The token was not issued for this server.")
         }

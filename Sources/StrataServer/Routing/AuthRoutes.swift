@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import StrataCore
 
-/// `/auth/token`, `/auth/logout` and `/auth/me`.
+/// `/auth/token`, `/auth/logout`, `/auth/me` and `/.well-known/jwks.json`.
 enum AuthRoutes {
     static func register(on router: Router<StrataRequestContext>, auth: AuthServices) {
         router.post("/auth/token") { request, context in
@@ -21,7 +21,18 @@ enum AuthRoutes {
             }
             return ODataResponse.json(me(principal), version: nil, extraHeaders: [.cacheControl: "no-store"])
         }
+        // Public keys for other services that check Strata's tokens; cached briefly, as a rotated
+        // key signs only tokens issued after it, and old keys stay listed while they verify.
+        router.get("/.well-known/jwks.json") { _, context in
+            context.setRoute("auth.jwks")
+            return ODataResponse.json(try auth.tokens.ring.jwks(now: auth.now), version: nil,
+                                      extraHeaders: [.cacheControl: "public, max-age=\(jwksMaxAge)"])
+        }
     }
+
+    /// Seconds a client may keep the JWKS document: a new ES256 key is published as it starts signing,
+    /// so a checker that caches longer may meet a kid it does not know yet and should fetch again then.
+    static let jwksMaxAge = 300
 
     /// Issues tokens. Refusals are 403 with an OData error body (as the hockey sample's token service answers); too many failed
     /// logins are 429 with `Retry-After`; a malformed request is 400.

@@ -67,6 +67,7 @@ final class StrataRuntime: Sendable {
     func start() async throws {
         let created = try await system.migrate(logger: logger)
         await announceSystemPlace(created: created)
+        try await auth?.startSigningKeys()
         try await blobs.start()
         if !configuration.provisioners.isEmpty {
             let accounts = auth.map { auth in

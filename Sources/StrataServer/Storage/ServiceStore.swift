@@ -55,6 +55,7 @@ enum ServiceName {
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }
     }
 
-    /// Service names that would shadow Strata's own routes.
-    static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "strata_system"]
+    /// Service names that would shadow Strata's own routes (`.well-known` is no valid name anyway, but
+    /// its path must reach the router, for `/.well-known/jwks.json`).
+    static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "strata_system", ".well-known"]
 }
