@@ -3,6 +3,7 @@ import StrataCore
 import HTTPTypes
 import HummingbirdTesting
 @testable import StrataServer
+import Synchronization
 import Testing
 
 /// Two servers on one PostgreSQL database: what changes through one applies on the other at its
@@ -116,6 +117,8 @@ struct SharedStateTests {
         }) { (servers: TwoServers) async throws in
             let admin = basic(TestAccounts.admin) + Self.json
             let freshness = servers.freshnessB
+            let keyReloads = Counter()
+            servers.changesB.onKeysChanged { keyReloads.increment() }
             #expect(freshness.maxAge == .seconds(600))
             #expect(try await servers.b.get("/cardealer/Person").status == .ok)
 
@@ -131,11 +134,34 @@ struct SharedStateTests {
 
             // B listens again; then a change is pushed: with a minute's fallback, only the push explains it.
             #expect(try await eventually(within: .seconds(15)) { freshness.isListening }, "B did not listen again")
+            // Notifications may have been missed while it was down: everything is read again.
+            #expect(try await eventually(within: Self.push) { keyReloads.value == 1 }, "B did not reload its keys on reconnecting")
             freshness.fallbackMaxAge = .seconds(60)
             #expect(try await servers.b.get("/cardealer/Person").status == .unauthorized)
             #expect(try await servers.a.send(.put, "/admin/access", headers: admin, body: #"{"service":"cardealer","anonymous":"read"}"#).status == .noContent)
             #expect(try await eventually(within: Self.push) { return try await servers.b.get("/cardealer/Person").status == .ok },
                     "a change was not pushed to B after it listened again")
+        }
+    }
+
+    @Test("A change of signing keys announced through one server calls the other's registered key handler")
+    func keysHook() async throws {
+        try await withTwoServers { (servers: TwoServers) async throws in
+            let calls = Counter()
+            servers.changesB.onKeysChanged { calls.increment() }
+            let system = servers.serverA.system
+            try await system.database.transaction { connection in try await system.announce(.keys, on: connection) }
+            #expect(try await eventually(within: Self.push) { calls.value == 1 }, "B's key handler was not called")
+            // An announcement rolled back is never delivered.
+            struct Abandoned: Error {}
+            await #expect(throws: Abandoned.self) {
+                try await system.database.transaction { connection in
+                    try await system.announce(.keys, on: connection)
+                    throw Abandoned()
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(calls.value == 1)
         }
     }
 
@@ -150,4 +176,13 @@ struct SharedStateTests {
             #expect(ran >= 1 && ran <= 2, "\(ran) reloads for a burst of 20 changes")
         }
     }
+}
+
+/// A count shared with handlers that run in other tasks.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    func increment() { count.withLock { $0 += 1 } }
+
+    var value: Int { count.withLock { $0 } }
 }

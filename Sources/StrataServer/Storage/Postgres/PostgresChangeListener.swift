@@ -6,9 +6,9 @@ import PostgresNIO
 /// the server runs, and opens again, with growing pauses, whenever it is lost.
 ///
 /// Outside the pool because it is held for the server's lifetime and must not take a connection
-/// from requests, nor be handed to one. It also runs `SELECT 1` every ``heartbeat``, so that a
-/// connection that died silently (a network cut, a server that vanished) is noticed rather than
-/// waited on forever. It names itself `strata-listener` (PostgreSQL's `application_name`), so that
+/// from requests, nor be handed to one. It also runs `SELECT 1` every ``heartbeat`` (and closes the
+/// connection when that gets no answer within another period), so that a connection that died
+/// silently (a network cut, a server that vanished) is noticed rather than waited on forever. It names itself `strata-listener` (PostgreSQL's `application_name`), so that
 /// operators see it in `pg_stat_activity`.
 struct PostgresChangeListener: Sendable {
     /// What the listener tells its owner.
@@ -84,6 +84,13 @@ struct PostgresChangeListener: Sendable {
                     group.addTask {
                         while true {
                             try await Task.sleep(for: heartbeat)
+                            // A heartbeat that gets no answer within another period closes the
+                            // connection, which fails the query and the notifications alike.
+                            let watchdog = Task {
+                                try await Task.sleep(for: heartbeat)
+                                try? await connection.close()
+                            }
+                            defer { watchdog.cancel() }
                             try await connection.query("SELECT 1", logger: logger)
                         }
                     }
