@@ -18,7 +18,7 @@ struct SystemChangeService: Service {
             guard await started.wait() else { return }
             await listener.run { event in
                 switch event {
-                case .listening(let first): dispatcher.listening(true, first: first)
+                case .listening: dispatcher.listening(true)
                 case .lost: dispatcher.listening(false)
                 case .notified(let payload): dispatcher.apply(payload)
                 }

@@ -9,10 +9,11 @@ import Synchronization
 ///   every change announced before it began;
 /// - ``SystemChange/keys``: the handler registered with ``onKeysChanged(_:)``, if any.
 ///
-/// When the listener (re)connects after having been down, notifications may have been missed, so
-/// everything is done once (``everythingChanged()``); the first connection at start needs none of
-/// it, the server having just read everything. While the listener is connected, the caches are held
-/// for the long age of ``CacheFreshness``; while it is down, the short fallback age applies.
+/// Whenever the listener connects, notifications may have been missed — while it was down, or at
+/// start between the server's first reads and its `LISTEN` — so everything is done once
+/// (``everythingChanged()``; in tasks of their own, so serving goes on). While the listener is
+/// connected, the caches are held for the long age of ``CacheFreshness``; while it is down, the
+/// short fallback age applies.
 final class SystemChangeDispatcher: Sendable {
     private let runtime: StrataRuntime
     private let logger: Logger
@@ -69,10 +70,10 @@ final class SystemChangeDispatcher: Sendable {
         Task { await handler() }
     }
 
-    /// The listener's connection is up (`first`: for the first time) or down.
-    func listening(_ up: Bool, first: Bool = false) {
+    /// The listener's connection is up or down.
+    func listening(_ up: Bool) {
         freshness?.setListening(up)
-        if up, !first { everythingChanged() }
+        if up { everythingChanged() }
     }
 
     /// Starts a reload of the services in a task of its own, or, when one is running, makes sure
