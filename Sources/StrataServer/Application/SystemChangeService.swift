@@ -18,13 +18,16 @@ struct SystemChangeService: Service {
             guard await started.wait() else { return }
             await listener.run { event in
                 switch event {
-                case .listening: dispatcher.listening(true)
+                case .listening(let first): dispatcher.listening(true, first: first)
                 case .lost: dispatcher.listening(false)
                 case .notified(let payload): dispatcher.apply(payload)
                 }
             }
         }
         dispatcher.listening(false)
+        // This service stops before the databases close (it is registered after the service that
+        // closes them): no reload it started may outlive them.
+        await dispatcher.stop()
     }
 }
 

@@ -9,11 +9,12 @@ import Synchronization
 ///   every change announced before it began;
 /// - ``SystemChange/keys``: the handler registered with ``onKeysChanged(_:)``, if any.
 ///
-/// Whenever the listener connects, notifications may have been missed — while it was down, or at
-/// start between the server's first reads and its `LISTEN` — so everything is done once
-/// (``everythingChanged()``; in tasks of their own, so serving goes on). While the listener is
-/// connected, the caches are held for the long age of ``CacheFreshness``; while it is down, the
-/// short fallback age applies.
+/// When the listener reconnects, notifications may have been missed while it was down, so
+/// everything is done once (``everythingChanged()``; in tasks of their own, so serving goes on). At
+/// its first connection the server has just loaded its services; only the cheap part is done then
+/// (the caches are forgotten, the keys handler runs), for what changed between the server's first
+/// reads and its `LISTEN`. While the listener is connected, the caches are held for the long age of
+/// ``CacheFreshness``; while it is down, the short fallback age applies.
 final class SystemChangeDispatcher: Sendable {
     private let runtime: StrataRuntime
     private let logger: Logger
@@ -21,8 +22,11 @@ final class SystemChangeDispatcher: Sendable {
     private let reloads = Mutex(ReloadState())
 
     private struct ReloadState {
-        var running = false
+        /// The reload under way, which ``stop()`` waits for.
+        var running: Task<Void, Never>?
         var queued = false
+        /// Set by ``stop()``: the server is closing, no reload may start.
+        var stopped = false
         /// Reloads run so far, for tests.
         var completed = 0
     }
@@ -66,29 +70,46 @@ final class SystemChangeDispatcher: Sendable {
     /// Runs the keys handler in a task of its own, so that the notifications behind it (an `auth`
     /// change, say) are not held up by its reads.
     private func reloadKeys() {
-        guard let handler = keysChanged.withLock({ $0 }) else { return }
+        guard !reloads.withLock({ $0.stopped }), let handler = keysChanged.withLock({ $0 }) else { return }
         Task { await handler() }
     }
 
-    /// The listener's connection is up or down.
-    func listening(_ up: Bool) {
+    /// The listener's connection is up (`first`: for the first time) or down.
+    func listening(_ up: Bool, first: Bool = false) {
         freshness?.setListening(up)
-        if up { everythingChanged() }
+        guard up else { return }
+        if first {
+            runtime.auth?.store.forgetCached()
+            reloadKeys()
+        } else {
+            everythingChanged()
+        }
     }
 
     /// Starts a reload of the services in a task of its own, or, when one is running, makes sure
     /// one more runs after it.
     func requestReload() {
-        let start = reloads.withLock { state -> Bool in
-            if state.running {
+        reloads.withLock { state in
+            guard !state.stopped else { return }
+            if state.running != nil {
                 state.queued = true
-                return false
+                return
             }
-            state.running = true
-            return true
+            // Created under the lock: the task's own bookkeeping takes the lock, so it cannot
+            // finish before `running` is recorded.
+            state.running = Task { await self.reloadUntilQuiet() }
         }
-        guard start else { return }
-        Task { await self.reloadUntilQuiet() }
+    }
+
+    /// Starts no more reloads and waits for the one under way: called before the databases close,
+    /// so that no reload runs on closed connections.
+    func stop() async {
+        let running = reloads.withLock { state -> Task<Void, Never>? in
+            state.stopped = true
+            state.queued = false
+            return state.running
+        }
+        await running?.value
     }
 
     private func reloadUntilQuiet() async {
@@ -105,11 +126,11 @@ final class SystemChangeDispatcher: Sendable {
             }
             let again = reloads.withLock { state -> Bool in
                 state.completed += 1
-                if state.queued {
+                if state.queued, !state.stopped {
                     state.queued = false
                     return true
                 }
-                state.running = false
+                state.running = nil
                 return false
             }
             guard again else { return }
