@@ -9,8 +9,10 @@ extension Administration {
     ///
     /// It may run while a server uses the same data: on SQLite both open the files in WAL mode and
     /// write one transaction at a time; on PostgreSQL they are ordinary concurrent clients. The
-    /// server reads accounts and roles on every request and reloads anonymous access and grants
-    /// when they are older than `cacheMaxAge` (1 s), so changes apply without a restart.
+    /// server reads accounts and roles on every request; on PostgreSQL every change is announced
+    /// when it commits and each server forgets its copies of anonymous access, grants and verified
+    /// callers at once, while on SQLite the server reloads them when they are older than
+    /// `cacheMaxAge` (1 s). Either way changes apply without a restart.
     /// The system tables are created (migrated) first if no server has run yet.
     public static func with<T: Sendable>(
         _ configuration: StrataConfiguration, logger: Logger,

@@ -26,7 +26,8 @@ extension Administration {
     /// Changes a service's page size, whether its updates must carry `If-Match`, its statement
     /// timeout (milliseconds, 0 for none), and whether inserts may give keys the database generates
     /// (``ServiceSettings/allowClientKeys``); what is nil stays as it is. A running server reads
-    /// service settings when it (re)loads its services.
+    /// service settings when it (re)loads its services; on PostgreSQL the change is announced, and
+    /// every server listening on the database reloads them when it commits.
     @discardableResult
     public func configureService(_ service: String, pageSize: PageSizeSetting? = nil, requireIfMatch: Bool? = nil,
                                  statementTimeout: SettingChange<Int>? = nil, allowClientKeys: Bool? = nil) async throws -> ServiceSettings {

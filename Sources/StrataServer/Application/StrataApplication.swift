@@ -17,11 +17,21 @@ public func buildApplication(_ configuration: StrataConfiguration, logger: Logge
     try await makeApplication(configuration, logger: logger).application
 }
 
+/// The server ``buildApplication(_:logger:)`` builds, with the parts tests and wiring reach into.
+struct BuiltServer<App: ApplicationProtocol>: Sendable {
+    let application: App
+    let runtime: StrataRuntime
+    /// Applies the changes other servers announce; register the key ring's reload with
+    /// ``SystemChangeDispatcher/onKeysChanged(_:)``.
+    let changes: SystemChangeDispatcher
+}
+
 /// Runs a Strata server until SIGTERM or SIGINT, then shuts it down within a bound: no new
 /// connections, requests in flight get ``StrataConfiguration/shutdownGrace`` to finish, then the
 /// statements still running stop and the process has a few more seconds to answer and close.
 public func runServer(_ configuration: StrataConfiguration, logger: Logger? = nil) async throws {
-    let (application, runtime) = try await makeApplication(configuration, logger: logger)
+    let built = try await makeApplication(configuration, logger: logger)
+    let (application, runtime) = (built.application, built.runtime)
     var group = ServiceGroupConfiguration(
         services: [.init(service: application), .init(service: ShutdownGraceService(runtime: runtime))],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: runtime.logger)
@@ -30,8 +40,10 @@ public func runServer(_ configuration: StrataConfiguration, logger: Logger? = ni
     try await ServiceGroup(configuration: group).run()
 }
 
-private func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) async throws
-    -> (application: some ApplicationProtocol, runtime: StrataRuntime) {
+/// Builds the server. On a PostgreSQL system database it also listens for the changes other servers
+/// announce (``SystemChangeService``), from the moment the runtime has started.
+func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) async throws
+    -> BuiltServer<some ApplicationProtocol> {
     var logger = logger ?? Logger(label: "strata", factory: ServerLogHandler.standardOutput)
     if logger.logLevel > configuration.logLevel || logger.logLevel == .info { logger.logLevel = configuration.logLevel }
     let metrics = StrataMetrics()
@@ -66,6 +78,22 @@ private func makeApplication(_ configuration: StrataConfiguration, logger: Logge
         dataDirectory: configuration.dataDirectory, logger: logger)
     let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger, auth: auth)
     services.append(RuntimeShutdownService(runtime: runtime))
+    let changes = SystemChangeDispatcher(runtime: runtime)
+    changes.onKeysChanged { [logger] in
+        do {
+            try await auth.reloadSigningKeys()
+        } catch {
+            // The keys held so far stay in use; a token with a key id this server lacks makes it try again.
+            logger.error("Could not read the token signing keys again", metadata: ["error": "\(error)"])
+        }
+    }
+    let started = StartSignal()
+    if let location = configuration.systemPostgresLocation {
+        var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(),
+                                              channel: runtime.system.changeChannel, logger: logger)
+        listener.retry = configuration.changeListenerRetry
+        services.append(SystemChangeService(listener: listener, dispatcher: changes, started: started))
+    }
     var app = Application(
         router: Routes.responder(runtime: runtime),
         server: .strata(limits: configuration.connections),
@@ -75,6 +103,7 @@ private func makeApplication(_ configuration: StrataConfiguration, logger: Logge
         logger: logger)
     app.beforeServerStarts {
         try await runtime.start()
+        started.fire()
     }
-    return (app, runtime)
+    return BuiltServer(application: app, runtime: runtime, changes: changes)
 }

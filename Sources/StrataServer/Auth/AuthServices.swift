@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataSQL
 
 /// Everything authentication needs, built once per server: the store, the password hasher, the
 /// token signer, federation, throttling.
@@ -20,12 +21,13 @@ struct AuthServices: Sendable {
         let keys = SigningKeys(system: system, encryption: KeyEncryption(secret: settings.keySecret, dataDirectory: dataDirectory, logger: logger),
                                lifetime: settings.accessTokenLifetime)
         let ring = SigningKeyRing(store: keys, algorithm: settings.tokenAlgorithm, now: settings.now, logger: logger)
-        let store = AuthStore(system: system, cacheMaxAge: .seconds(settings.cacheMaxAge))
+        let store = AuthStore(system: system, freshness: CacheFreshness(
+            fallback: .seconds(settings.cacheMaxAge), pushed: .seconds(settings.pushedCacheMaxAge)))
         let tokens = LocalTokens(ring: ring, issuer: settings.tokenIssuer, audience: settings.tokenAudience,
                                  lifetime: settings.accessTokenLifetime)
         let authenticator = Authenticator(
             store: store, hasher: try PasswordHasher(cost: settings.passwordHashCost), tokens: tokens,
-            federation: Federation(store: store), throttle: LoginThrottle(settings: settings),
+            federation: Federation(store: store), throttle: throttle(settings: settings, system: system),
             basicMemory: BasicCredentialMemory(lifetime: settings.basicCredentialMemory), settings: settings)
         return AuthServices(store: store, authenticator: authenticator, settings: settings, logger: logger)
     }
@@ -40,6 +42,13 @@ struct AuthServices: Sendable {
     /// (``SystemChange/keys``). On failure the keys held so far stay in use.
     func reloadSigningKeys() async throws {
         try await tokens.ring.reload()
+    }
+
+    /// Failed logins are counted where every server on the system database sees them: in the
+    /// PostgreSQL system database, or in memory beside a SQLite one (which one server owns).
+    static func throttle(settings: AuthSettings, system: SystemDatabase) -> any LoginThrottling {
+        if system.dialect == .postgres, system.schema != nil { return SharedLoginThrottle(system: system, settings: settings) }
+        return LoginThrottle(settings: settings)
     }
 
     /// The body of a successful `/auth/token` answer.

@@ -31,10 +31,16 @@ public struct AuthSettings: Sendable {
     public var basicCredentialMemory: TimeInterval
     /// How long the server answers from memory before reading the system database again: anonymous
     /// access, table grants, and the account, roles and sign-in behind a recently verified access
-    /// token. Changes made through the server (`/admin`, signing out) apply to the next request;
-    /// changes made by another process on the same data (`strata grant`, `strata user remove`)
-    /// within this time.
+    /// token. Changes made through the server (`/admin`, signing out) apply to the next request. On
+    /// a PostgreSQL system database, changes made through another server or process are pushed
+    /// (`LISTEN`/`NOTIFY`) and apply at the next request too, and this age is only the fallback for
+    /// when the server's listening connection is down; on SQLite, changes made by another process
+    /// on the same data (`strata grant`, `strata user remove`) apply within this time.
     public var cacheMaxAge: TimeInterval
+    /// The age that applies instead of ``cacheMaxAge`` while changes are pushed to the server (its
+    /// listening connection is up): it only bounds what a lost notification could cost. Never
+    /// shorter than ``cacheMaxAge``.
+    public var pushedCacheMaxAge: TimeInterval = 60
     /// Load balancers whose `X-Forwarded-For` names the client that throttling counts (the server's
     /// `--trusted-proxy`, also ``StrataConfiguration/trustedProxies``).
     public var trustedProxies = TrustedProxies.none

@@ -5,16 +5,17 @@ import StrataCore
 /// identity provider's token. Also checks passwords for the token endpoint, with throttling.
 ///
 /// A request reads what it needs from the system database (account and roles, session, issuer
-/// and rules), except that the caller of a Strata access token verified in the last second is
-/// taken from ``AuthStore/signIns``: signing out, a new password, a removed account or role
-/// changed through this server stop a token on the next request, the same changes made by the CLI
-/// within ``AuthSettings/cacheMaxAge``.
+/// and rules), except that the caller of a recently verified Strata access token is taken from
+/// ``AuthStore/signIns``: signing out, a new password, a removed account or role changed through
+/// this server stop a token on the next request; changed through another server on a PostgreSQL
+/// system database, at the next request after the change is pushed (``CacheFreshness``); made by
+/// the CLI on SQLite, within ``AuthSettings/cacheMaxAge``.
 struct Authenticator: Sendable {
     let store: AuthStore
     let hasher: PasswordHasher
     let tokens: LocalTokens
     let federation: Federation
-    let throttle: LoginThrottle
+    let throttle: any LoginThrottling
     let basicMemory: BasicCredentialMemory
     let settings: AuthSettings
 
@@ -82,10 +83,10 @@ struct Authenticator: Sendable {
             valid = try await hasher.verify(password, hash: account?.passwordHash)
         }
         guard valid, let found else {
-            await throttle.recordFailure(account: username, address: client, now: now)
+            try await throttle.recordFailure(account: username, address: client, now: now)
             throw AuthErrors.refusedLogin
         }
-        await throttle.recordSuccess(account: username, address: client)
+        try await throttle.recordSuccess(account: username, address: client)
         if let memoryKey { await basicMemory.remember(memoryKey, now: now) }
         return Self.accountPrincipal(found.account.username, roles: found.roles, method: remember ? .basic : .token)
     }

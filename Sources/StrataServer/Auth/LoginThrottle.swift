@@ -13,10 +13,12 @@ import Foundation
 ///   ``AuthSettings/maxAccountDelay``. Never a refusal: the account's owner, at another address,
 ///   signs in after at most that delay while guesses from many addresses cost each a held request.
 ///
-/// The counts live in this process's memory: a restart forgets them, and several servers in front
-/// of one PostgreSQL database count separately. Failures count the same whether they came through
-/// `/auth/token` or HTTP Basic.
-actor LoginThrottle {
+/// This throttle keeps the counts in the process's memory: a restart forgets them. It serves a
+/// SQLite system database, which one server owns; on PostgreSQL, where several servers share the
+/// database, ``SharedLoginThrottle`` keeps the same counts in the database with the same rules, so
+/// that N servers stop a guesser at the count one server would. Failures count the same whether they
+/// came through `/auth/token` or HTTP Basic.
+actor LoginThrottle: LoginThrottling {
     private let settings: AuthSettings
     private var addresses = FailureLog()
     private var pairs = FailureLog()
@@ -31,26 +33,17 @@ actor LoginThrottle {
     /// account has failed often from anywhere).
     func check(account: String, address: String, now: Date) throws(ThrottledError) -> Duration {
         let window = settings.failureWindow
-        let waits = [
-            addresses.wait(address, limit: max(1, settings.maxFailuresPerAddress), window: window, now: now),
-            pairs.wait(Self.pair(account, address), limit: max(1, settings.maxFailuresPerAccount), window: window, now: now),
-        ]
-        if let longest = waits.compactMap({ $0 }).max() {
-            throw ThrottledError(retryAfter: max(1, Int(longest.rounded(.up))))
-        }
-        let failures = accounts.count(account, window: window, now: now)
-        let beyond = failures - max(1, settings.maxFailuresPerAccount)
-        guard beyond >= 0 else { return .zero }
-        let delay = settings.accountDelay * Double(1 << min(beyond, 20))
-        return min(delay, settings.maxAccountDelay)
+        return try Self.decide(
+            addressWait: addresses.wait(address, limit: max(1, settings.maxFailuresPerAddress), window: window, now: now),
+            pairWait: pairs.wait(Self.pair(account, address), limit: max(1, settings.maxFailuresPerAccount), window: window, now: now),
+            accountFailures: accounts.count(account, window: window, now: now), settings: settings)
     }
 
     func recordFailure(account: String, address: String, now: Date) {
         let window = settings.failureWindow
         addresses.record(address, now: now, window: window, keep: max(1, settings.maxFailuresPerAddress))
         pairs.record(Self.pair(account, address), now: now, window: window, keep: max(1, settings.maxFailuresPerAccount))
-        // Enough to reach the longest delay.
-        accounts.record(account, now: now, window: window, keep: max(1, settings.maxFailuresPerAccount) + 32)
+        accounts.record(account, now: now, window: window, keep: Self.accountCap(settings))
     }
 
     /// A correct password clears the failures of the account from this address (not the address's

@@ -60,6 +60,10 @@ public struct StrataConfiguration: Sendable {
     /// At shutdown (SIGTERM, SIGINT), how long requests in flight may take to finish before their
     /// statements are stopped; the process exits at most a few seconds later.
     public var shutdownGrace: Duration = .seconds(10)
+    /// On a PostgreSQL system database, how long the server waits before opening its connection that
+    /// listens for other servers' changes again, once it is lost; the pause doubles with each failed
+    /// attempt, up to 30 s. Meanwhile the caches fall back to ``AuthSettings/cacheMaxAge``.
+    public var changeListenerRetry: Duration = .milliseconds(500)
     public var logLevel: Logger.Level
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()

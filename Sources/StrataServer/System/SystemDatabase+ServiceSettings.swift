@@ -86,11 +86,15 @@ extension SystemDatabase {
         return settings
     }
 
+    /// Replaces one service's settings. Like every settings write, it announces
+    /// ``SystemChange/services`` in its transaction, so that every server on a PostgreSQL system
+    /// database loads its services again once it commits.
     func saveServiceSettings(_ service: String, _ settings: ServiceSettings) async throws {
         try await database.transaction { connection in try await save(service, settings, connection) }
     }
 
-    /// Changes one service's settings in one transaction, starting from its current ones.
+    /// Changes one service's settings in one transaction, starting from its current ones; announced
+    /// as ``saveServiceSettings(_:_:)`` is.
     @discardableResult
     func updateServiceSettings(_ service: String, _ change: @escaping @Sendable (inout ServiceSettings) -> Void) async throws -> ServiceSettings {
         try await database.transaction { connection in
@@ -113,5 +117,6 @@ extension SystemDatabase {
             ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms", "allow_client_keys") \
             VALUES (\(SQL.binds(values)))
             """)
+        try await announce(.services, on: connection)
     }
 }

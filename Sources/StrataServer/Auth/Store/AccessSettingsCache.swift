@@ -47,9 +47,12 @@ struct AccessSettings: Sendable {
 /// Two rules bound how stale an answer can be:
 /// - Writes through ``AuthStore/write(_:)`` call ``invalidate()`` once their transaction has ended, so a
 ///   change made through this process (`/admin`) applies to the very next request.
-/// - A snapshot is answered from only until `maxAge` after its load began; then the next caller
-///   reloads it. Changes made by another process (`strata grant` on the same data while the server
-///   runs) therefore apply within `maxAge` (one second by default).
+/// - A snapshot is answered from only until ``CacheFreshness/maxAge`` after its load began (asked at
+///   each use); then the next caller reloads it. On PostgreSQL, changes made through another server
+///   or process (`strata grant`) are announced and the server's listener calls ``invalidate()`` when
+///   they arrive, so they apply to the next request and the age is long (a minute) while the listener
+///   is connected; when it is not, and on SQLite, the age falls back to ``AuthSettings/cacheMaxAge``
+///   (one second by default), within which such changes apply by polling.
 ///
 /// Reloads are single-flight: callers that find the snapshot missing or expired wait for the one
 /// load under way. A failed load throws to every caller waiting for it, as the statement did
@@ -57,8 +60,8 @@ struct AccessSettings: Sendable {
 /// again rather than getting old answers.
 final class AccessSettingsCache: Sendable {
     private struct State {
-        /// The last loaded snapshot and the instant it stops being answered from.
-        var current: (settings: AccessSettings, expires: ContinuousClock.Instant)?
+        /// The last loaded snapshot and the instant its load began (its age counts from there).
+        var current: (settings: AccessSettings, loaded: ContinuousClock.Instant)?
         /// The load under way, which callers join instead of starting their own.
         var loading: Task<AccessSettings, any Error>?
         /// Bumped by every invalidation, so that a load that began before a write cannot install
@@ -73,21 +76,27 @@ final class AccessSettingsCache: Sendable {
         case wait(Task<AccessSettings, any Error>)
     }
 
-    let maxAge: Duration
+    let freshness: CacheFreshness
     private let clock = ContinuousClock()
     private let load: @Sendable () async throws -> AccessSettings
     private let state = Mutex(State())
 
-    init(maxAge: Duration, load: @escaping @Sendable () async throws -> AccessSettings) {
-        self.maxAge = maxAge
+    init(freshness: CacheFreshness, load: @escaping @Sendable () async throws -> AccessSettings) {
+        self.freshness = freshness
         self.load = load
     }
 
-    /// A snapshot no older than `maxAge` and loaded after the last invalidation.
+    /// A cache whose snapshots are answered from for a fixed age.
+    convenience init(maxAge: Duration, load: @escaping @Sendable () async throws -> AccessSettings) {
+        self.init(freshness: CacheFreshness(fallback: maxAge), load: load)
+    }
+
+    /// A snapshot no older than the current max age and loaded after the last invalidation.
     func settings() async throws -> AccessSettings {
         let now = clock.now
+        let maxAge = freshness.maxAge
         let next = state.withLock { state -> Next in
-            if let current = state.current, now < current.expires { return .fresh(current.settings) }
+            if let current = state.current, now < current.loaded.advanced(by: maxAge) { return .fresh(current.settings) }
             if let loading = state.loading { return .wait(loading) }
             let generation = state.generation
             // Unstructured so that one caller's cancellation does not fail the others waiting for it.
@@ -119,7 +128,7 @@ final class AccessSettingsCache: Sendable {
 
     private func reload(generation: Int) async throws -> AccessSettings {
         // Age counts from before the read, so a change committed after the read began is at most
-        // `maxAge` from being seen.
+        // the max age from being seen.
         let started = clock.now
         let result: Result<AccessSettings, any Error>
         do {
@@ -127,7 +136,6 @@ final class AccessSettingsCache: Sendable {
         } catch {
             result = .failure(error)
         }
-        let maxAge = self.maxAge
         state.withLock { state in
             state.loads += 1
             // After an invalidation, this load's waiters get what it read (they asked before the
@@ -135,7 +143,7 @@ final class AccessSettingsCache: Sendable {
             guard state.generation == generation else { return }
             state.loading = nil
             if case .success(let settings) = result {
-                state.current = (settings, started.advanced(by: maxAge))
+                state.current = (settings, started)
             }
         }
         return try result.get()

@@ -71,24 +71,44 @@ extension AuthStore {
 
     /// Marks a refresh token used and stores its successor, in one transaction. A token used before
     /// revokes its whole family: someone holds a copy, and the server cannot tell which holder is legitimate.
+    ///
+    /// Only that revocation is treated as a ``write(_:)`` (announced to the other servers, forgotten
+    /// here): a plain rotation changes nothing any server holds in memory, and clients refreshing
+    /// must not make every server read its grants again.
     func rotateRefreshToken(hash: String, newHash: String, now: Int64) async throws -> RefreshOutcome {
-        let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
-        return try await write { connection -> RefreshOutcome in
-            let found = try await connection.query("SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(bind: .string(hash))",
-                types: [.string])
-            guard let row = found.rows.first, let sessionID = row[0].stringValue else { return .unknown }
-            let sessionRows = try await connection.query("SELECT \(Self.sessionColumns) FROM \(sessions) WHERE \"id\" = \(bind: .string(sessionID))",
-                types: Self.sessionTypes)
-            guard let session = sessionRows.rows.first.flatMap(Self.session), session.isActive(at: now) else { return .ended }
-            // Only one of two concurrent presentations of the same token can flip `used_at`.
-            let claimed = try await connection.query("UPDATE \(refresh) SET \"used_at\" = \(bind: .int64(now)) WHERE \"token_hash\" = \(bind: .string(hash)) AND \"used_at\" IS NULL RETURNING \"session_id\"")
-            guard !claimed.rows.isEmpty else {
-                try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(now)) WHERE \"id\" = \(bind: .string(sessionID)) AND \"revoked_at\" IS NULL")
-                return .reused
+        let system = self.system
+        let outcome: RefreshOutcome
+        do {
+            outcome = try await database.transaction { connection in
+                let outcome = try await rotate(hash: hash, newHash: newHash, now: now, connection)
+                if case .reused = outcome { try await system.announce(.auth, on: connection) }
+                return outcome
             }
-            try await connection.execute("INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(bind: .string(newHash)), \(bind: .string(sessionID)), \(bind: .int64(now)), NULL)")
-            return .rotated(session)
+        } catch {
+            // Whether a revocation committed is not known: forget, as a failed write does.
+            forgetCached()
+            throw error
         }
+        if case .reused = outcome { forgetCached() }
+        return outcome
+    }
+
+    private func rotate(hash: String, newHash: String, now: Int64, _ connection: any DatabaseConnection) async throws -> RefreshOutcome {
+        let sessions = q("auth_sessions"), refresh = q("refresh_tokens")
+        let found = try await connection.query("SELECT \"session_id\" FROM \(refresh) WHERE \"token_hash\" = \(bind: .string(hash))",
+            types: [.string])
+        guard let row = found.rows.first, let sessionID = row[0].stringValue else { return .unknown }
+        let sessionRows = try await connection.query("SELECT \(Self.sessionColumns) FROM \(sessions) WHERE \"id\" = \(bind: .string(sessionID))",
+            types: Self.sessionTypes)
+        guard let session = sessionRows.rows.first.flatMap(Self.session), session.isActive(at: now) else { return .ended }
+        // Only one of two concurrent presentations of the same token can flip `used_at`.
+        let claimed = try await connection.query("UPDATE \(refresh) SET \"used_at\" = \(bind: .int64(now)) WHERE \"token_hash\" = \(bind: .string(hash)) AND \"used_at\" IS NULL RETURNING \"session_id\"")
+        guard !claimed.rows.isEmpty else {
+            try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(now)) WHERE \"id\" = \(bind: .string(sessionID)) AND \"revoked_at\" IS NULL")
+            return .reused
+        }
+        try await connection.execute("INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(bind: .string(newHash)), \(bind: .string(sessionID)), \(bind: .int64(now)), NULL)")
+        return .rotated(session)
     }
 
     /// Revokes the family a refresh token belongs to; answers whether the token was known.

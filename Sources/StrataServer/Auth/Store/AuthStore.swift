@@ -7,31 +7,56 @@ import StrataSQL
 /// Two things are answered from memory: anonymous access and table grants (``accessSettings``),
 /// and the callers of recently verified access tokens (``signIns``). Every write through the store
 /// (``write(_:)``) forgets both, so changes made over `/admin` or by signing out apply to the next
-/// request; changes made by another process on the same data (`strata user …`, `strata grant`)
-/// apply within `cacheMaxAge`. Everything else is read when asked. Every value is a bound parameter.
+/// request on this server, and announces them (``SystemChange/auth``) in its transaction: on
+/// PostgreSQL every other server's listener forgets its copies when the write commits, so the change
+/// applies there at the next request too. Changes whose announcement does not reach a server (its
+/// listener is reconnecting; SQLite, where another process such as `strata grant` writes the file)
+/// apply within the fallback age of ``freshness``. Everything else is read when asked. Every value is
+/// a bound parameter.
 struct AuthStore: Sendable {
     let system: SystemDatabase
     /// Shared by every copy of the store, so that a write through any of them is seen by all.
     let accessSettings: AccessSettingsCache
     let signIns: SignInCache
+    /// How long both caches may be answered from; the server's change listener says whether
+    /// changes are being pushed.
+    let freshness: CacheFreshness
 
     /// `cacheMaxAge` bounds how long changes made by another process take to apply.
     init(system: SystemDatabase, cacheMaxAge: Duration = .seconds(1)) {
-        self.system = system
-        self.accessSettings = AccessSettingsCache(maxAge: cacheMaxAge) {
-            try await Self.readAccessSettings(system)
-        }
-        self.signIns = SignInCache(maxAge: cacheMaxAge)
+        self.init(system: system, freshness: CacheFreshness(fallback: cacheMaxAge))
     }
 
-    /// Runs `body` in a transaction on the system database, then forgets what the server holds in
-    /// memory. Also after a failure, whose outcome (a commit whose answer was lost) is not known for sure.
+    init(system: SystemDatabase, freshness: CacheFreshness) {
+        self.system = system
+        self.freshness = freshness
+        self.accessSettings = AccessSettingsCache(freshness: freshness) {
+            try await Self.readAccessSettings(system)
+        }
+        self.signIns = SignInCache(freshness: freshness)
+    }
+
+    /// Runs `body` in a transaction on the system database that also announces the change to the
+    /// other servers (``SystemChange/auth``, delivered at commit), then forgets what this server
+    /// holds in memory. Also after a failure, whose outcome (a commit whose answer was lost) is not
+    /// known for sure.
     func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         defer {
             accessSettings.invalidate()
             signIns.invalidate()
         }
-        return try await database.transaction(body)
+        let system = self.system
+        return try await database.transaction { connection in
+            let result = try await body(connection)
+            try await system.announce(.auth, on: connection)
+            return result
+        }
+    }
+
+    /// Forgets what the server holds in memory, for a change announced by another server.
+    func forgetCached() {
+        accessSettings.invalidate()
+        signIns.invalidate()
     }
 
     var database: any Database { system.database }

@@ -11,8 +11,12 @@ import Synchronization
 /// - no write through ``AuthStore`` has happened since it was verified (``invalidate()``), so
 ///   signing out, a new password, a removed account or role changed through this server apply to
 ///   the very next request;
-/// - it is younger than `maxAge`, so changes made by another process on the same data (`strata
-///   user remove`, `strata user passwd`) apply within that time, as grant changes do.
+/// - it is younger than ``CacheFreshness/maxAge`` (asked at each use), so changes made by another
+///   server or process on the same data (`strata user remove`, `strata user passwd`, a sign-out
+///   through another server) apply within that time, as grant changes do. On PostgreSQL such
+///   changes are also pushed: the server's listener calls ``invalidate()`` when they are announced,
+///   so they apply to the next request and the age is long while the listener is connected; it falls
+///   back to ``AuthSettings/cacheMaxAge`` when the listener is down, and on SQLite.
 ///
 /// Only successes are held: a refused token is checked in full every time it is sent.
 final class SignInCache: Sendable {
@@ -20,8 +24,8 @@ final class SignInCache: Sendable {
         var principal: Principal
         /// The earlier of the token's `exp` and its sign-in's end, in Unix seconds.
         var expiresAt: Int64
-        /// When the entry stops being answered from, counted from before its lookups began.
-        var freshUntil: ContinuousClock.Instant
+        /// When its lookups began: its age counts from there.
+        var verifiedAt: ContinuousClock.Instant
     }
 
     private struct State {
@@ -31,15 +35,20 @@ final class SignInCache: Sendable {
         var generation = 0
     }
 
-    let maxAge: Duration
+    let freshness: CacheFreshness
     /// Entries held at most; when full, stale entries go first, then all of them.
     let capacity: Int
     private let clock = ContinuousClock()
     private let state = Mutex(State())
 
-    init(maxAge: Duration, capacity: Int = 10_000) {
-        self.maxAge = maxAge
+    init(freshness: CacheFreshness, capacity: Int = 10_000) {
+        self.freshness = freshness
         self.capacity = capacity
+    }
+
+    /// A cache whose entries are answered from for a fixed age.
+    convenience init(maxAge: Duration, capacity: Int = 10_000) {
+        self.init(freshness: CacheFreshness(fallback: maxAge), capacity: capacity)
     }
 
     /// A token about to be verified: what ``remember(_:expiresAt:for:)`` needs to tell whether
@@ -54,9 +63,10 @@ final class SignInCache: Sendable {
     /// otherwise. `now` is the server's clock in Unix seconds.
     func principal(for token: String, now: Int64) -> Principal? {
         let instant = clock.now
+        let maxAge = freshness.maxAge
         return state.withLock { state in
             guard let entry = state.entries[token] else { return nil }
-            guard now < entry.expiresAt, instant < entry.freshUntil else {
+            guard now < entry.expiresAt, instant < entry.verifiedAt.advanced(by: maxAge) else {
                 state.entries[token] = nil
                 return nil
             }
@@ -71,15 +81,15 @@ final class SignInCache: Sendable {
 
     /// Keeps a verified caller, unless an invalidation happened since the ticket was taken.
     func remember(_ principal: Principal, expiresAt: Int64, for ticket: Ticket) {
-        let freshUntil = ticket.started.advanced(by: maxAge)
         let instant = clock.now
+        let maxAge = freshness.maxAge
         state.withLock { state in
             guard state.generation == ticket.generation else { return }
             if state.entries.count >= capacity {
-                state.entries = state.entries.filter { instant < $0.value.freshUntil }
+                state.entries = state.entries.filter { instant < $0.value.verifiedAt.advanced(by: maxAge) }
                 if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             }
-            state.entries[ticket.token] = Entry(principal: principal, expiresAt: expiresAt, freshUntil: freshUntil)
+            state.entries[ticket.token] = Entry(principal: principal, expiresAt: expiresAt, verifiedAt: ticket.started)
         }
     }
 
