@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A minimal HTTP/1.1 client over a POSIX socket that reads a response without keeping it,
@@ -8,6 +9,8 @@ enum RawHTTP {
         var bytes: Int
         /// The last bytes of the body, to check that the document was complete.
         var tail: String
+        /// SHA-256 of every byte after the head (the chunk framing included when the body is chunked).
+        var digest: SHA256.Digest
     }
 
     /// Runs the blocking exchange on a thread of its own: blocking a thread of Swift's cooperative
@@ -52,6 +55,7 @@ enum RawHTTP {
         var bodyBytes = 0
         var tail: [UInt8] = []
         var chunks = 0
+        var hasher = SHA256()
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count <= 0 { break }
@@ -68,6 +72,7 @@ enum RawHTTP {
                 }
             }
             bodyBytes += slice.count
+            slice.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             tail = Array((tail + slice).suffix(64))
             chunks += 1
             if chunks % 16 == 0 { onChunk(bodyBytes) }
@@ -75,7 +80,7 @@ enum RawHTTP {
         // The body is chunk-encoded; strip the framing from the tail for the completeness check.
         let text = String(decoding: tail, as: UTF8.self).replacingOccurrences(of: "\r\n0\r\n\r\n", with: "")
             .split(separator: "\r\n").last.map(String.init) ?? ""
-        return Response(status: status, bytes: bodyBytes, tail: text)
+        return Response(status: status, bytes: bodyBytes, tail: text, digest: hasher.finalize())
     }
 
     /// A process's resident memory in bytes (Linux `/proc/<pid>/status`); this process's by default.
