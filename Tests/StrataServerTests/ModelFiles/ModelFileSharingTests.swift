@@ -24,8 +24,8 @@ struct ModelFileSharingTests {
 
     @Test("A model file on one server's disk is stored in the system database and served by a server without it")
     func sharedFile() async throws {
-        try await withServerPair(services: [Self.shop], configure: { ModelFileServingTests.write(Self.hideSecret, into: $0) }) { first, second in
-            let (onFirst, onSecond) = (try await Self.shown(first), try await Self.shown(second))
+        try await withTwoServers(services: [Self.shop], configure: { ModelFileServingTests.write(Self.hideSecret, into: $0) }) { servers in
+            let (onFirst, onSecond) = (try await Self.shown(servers.a), try await Self.shown(servers.b))
             #expect(onFirst == ["name"] && onSecond == ["name"], "\(onFirst) \(onSecond)")
         }
     }

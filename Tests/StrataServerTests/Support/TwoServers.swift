@@ -54,19 +54,26 @@ func eventually(within deadline: Duration, _ check: @Sendable () async throws ->
 }
 
 /// Runs `test` with two servers on one new PostgreSQL database (``TwoServers``), both started and
-/// listening for each other's changes. `configure` applies to both, then `configureB` to B.
+/// listening for each other's changes, with the demo and `services`. `configure` applies to both
+/// (a file it writes into the data directory is in A's only), then `configureB` to B.
 ///
-/// Until signing keys are shared through the system database, B is given A's key file, as an
-/// operator would copy it, so that tokens signed by one verify on the other.
+/// Both are given the same key secret, so that they share the signing keys in the system database
+/// and tokens signed by one verify on the other; B's data directory starts empty, as another
+/// machine's would.
 func withTwoServers<T: Sendable>(
     _ setup: TestingSetup = .router,
+    services: [TestService] = [],
     configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     configureB: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     _ test: @Sendable (TwoServers) async throws -> T
 ) async throws -> T {
     try await PostgresSlots.run(.postgres) {
         var configuration = try await TestDatabases.shared.configuration(.postgres)
+        for service in services {
+            try await TestDatabases.shared.provision(service.name, .postgres, into: configuration, scripts: service.scripts(.postgres))
+        }
         configuration.auth.passwordHashCost = 4
+        configuration.auth.keySecret = try KeySecret(SigningKeyTests.secret, source: "test")
         configure(&configuration)
         let configurationA = configuration
         var configurationB = configuration
@@ -77,19 +84,11 @@ func withTwoServers<T: Sendable>(
             try? FileManager.default.removeItem(atPath: configurationA.dataDirectory)
             try? FileManager.default.removeItem(atPath: preparedB.dataDirectory)
         }
-        // The demo's model files are in A's data directory; B, another machine, has its own copy.
-        try FileManager.default.copyItem(atPath: configurationA.dataDirectory, toPath: preparedB.dataDirectory)
+        try FileManager.default.createDirectory(atPath: preparedB.dataDirectory, withIntermediateDirectories: true)
         try await Administration.with(configurationA, logger: TestDatabases.logger) { admin in
             try await TestAccounts.create(admin)
         }
         let builtA = try await makeApplication(configurationA, logger: TestDatabases.logger)
-        let keyFile = "auth-signing.key"
-        let keyA = (configurationA.dataDirectory as NSString).appendingPathComponent(keyFile)
-        let keyB = (preparedB.dataDirectory as NSString).appendingPathComponent(keyFile)
-        if FileManager.default.fileExists(atPath: keyA) {
-            try? FileManager.default.removeItem(atPath: keyB)
-            try FileManager.default.copyItem(atPath: keyA, toPath: keyB)
-        }
         let builtB = try await makeApplication(preparedB, logger: TestDatabases.logger)
         return try await builtA.application.test(setup) { a in
             try await builtB.application.test(setup) { b in
