@@ -268,6 +268,9 @@ struct PostgresBlobStoreTests {
     @Test("Two servers with their own data directories on one PostgreSQL: a blob put through one is read whole and by range through the other, and deleted there")
     func twoServersOverHTTP() async throws {
         try await withEmptyPostgresDatabase { configuration, _, _ in
+            // One key secret: the two share the signing keys, and the second needs no file of the first's.
+            var configuration = configuration
+            configuration.auth.keySecret = try KeySecret(SigningKeyTests.secret, source: "test")
             var other = configuration
             other.dataDirectory = configuration.dataDirectory + "-b"
             try FileManager.default.createDirectory(atPath: other.dataDirectory, withIntermediateDirectories: true)
