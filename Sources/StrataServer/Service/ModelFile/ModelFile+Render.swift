@@ -9,8 +9,9 @@ extension ServiceLoader.Loaded {
     func modelFileText(service: String) -> String {
         var out = """
             # The model of the service \(service), as Strata serves it.
-            # Save as <data directory>/\(service).model.yaml, edit, and apply with
-            # `strata service reload` (or restart). Names on the left are the database's;
+            # Edit, then apply it for every server with `strata service model \(service) --apply FILE`
+            # (or, on one server, save it as <data directory>/\(service).model.yaml and run
+            # `strata service reload`). Names on the left are the database's;
             # `name` is what OData clients see. docs/MODEL-FILES.md describes every setting.
             namespace: \(YAMLText.scalar(model.namespace))
             container: \(YAMLText.scalar(model.containerName))
