@@ -24,6 +24,20 @@ struct PostgresBlobStoreTests {
         }
     }
 
+    /// ``withStore(_:)`` with 1000-byte chunks and a clock the test moves, for the time-bound rules
+    /// (deferred deletion, the sweep's age).
+    static func withClockedStore(
+        _ body: @escaping @Sendable (PostgresBlobStore, TestClock, SystemDatabase) async throws -> Void
+    ) async throws {
+        try await withStore { store, system, _ in
+            let clock = TestClock()
+            var store = store
+            store.chunkSize = 1000
+            store.now = { clock.now }
+            try await body(store, clock, system)
+        }
+    }
+
     /// A clock a test moves.
     final class TestClock: Sendable {
         private let time = NIOLockedValueBox(Date(timeIntervalSince1970: 1_800_000_000))
@@ -188,11 +202,7 @@ struct PostgresBlobStoreTests {
 
     @Test("A deleted object: gone for new readers, still read by one opened before, removed once its grace period is over")
     func deferredDeletion() async throws {
-        try await Self.withStore { store, system, _ in
-            let clock = TestClock()
-            var store = store
-            store.chunkSize = 1000
-            store.now = { clock.now }
+        try await Self.withClockedStore { store, clock, system in
             let bytes = BlobTestData.binary(2500)
             let stored = try await store.write(Self.content(bytes), limit: 1 << 20)
             let reader = try #require(try await store.open(stored.id))
@@ -215,11 +225,7 @@ struct PostgresBlobStoreTests {
 
     @Test("The sweep removes a crashed upload's rows and objects no blob names, once older than its age; a later delete purges too")
     func sweep() async throws {
-        try await Self.withStore { store, system, _ in
-            let clock = TestClock()
-            var store = store
-            store.chunkSize = 1000
-            store.now = { clock.now }
+        try await Self.withClockedStore { store, clock, system in
             let kept = try await store.write(Self.content(BlobTestData.binary(1500)), limit: 1 << 20)
             let orphan = try await store.write(Self.content(BlobTestData.binary(1500)), limit: 1 << 20)
             // What a server killed mid-upload leaves: an object still `writing`, and its first chunk.
