@@ -40,12 +40,9 @@ struct FileBlobStore: BlobStore {
         objectsDirectory.appendingPathComponent(String(object.prefix(2)), isDirectory: true).appendingPathComponent(object).path
     }
 
-    /// A new object id (``BlobObjectID``).
-    static func newObjectID() -> String { BlobObjectID.make() }
-
     func write<Content: AsyncSequence>(_ content: Content, limit: Int64) async throws -> StoredObject
     where Content.Element == ByteBuffer {
-        let id = Self.newObjectID()
+        let id = BlobObjectID.make()
         let partial = temporaryDirectory.appendingPathComponent(id + ".part").path
         let descriptor = try await BlockingFileIO.create(partial)
         var isOpen = true
@@ -88,7 +85,7 @@ struct FileBlobStore: BlobStore {
     }
 
     func open(_ object: String) async throws -> (any BlobObjectReader)? {
-        guard Self.isObjectID(object), let descriptor = try await BlockingFileIO.openForReading(path(of: object)) else { return nil }
+        guard BlobObjectID.isValid(object), let descriptor = try await BlockingFileIO.openForReading(path(of: object)) else { return nil }
         do {
             return FileObjectReader(object: object, descriptor: descriptor, size: try BlockingFileIO.size(descriptor))
         } catch {
@@ -98,7 +95,7 @@ struct FileBlobStore: BlobStore {
     }
 
     func delete(_ objects: [String]) async {
-        let paths = objects.filter(Self.isObjectID).map(path(of:))
+        let paths = objects.filter(BlobObjectID.isValid).map(path(of:))
         guard !paths.isEmpty else { return }
         do {
             try await BlockingFileIO.run {
@@ -134,9 +131,6 @@ struct FileBlobStore: BlobStore {
             return removed
         }
     }
-
-    /// Object ids are what ``newObjectID()`` makes; anything else never names a file.
-    static func isObjectID(_ text: String) -> Bool { BlobObjectID.isValid(text) }
 }
 
 /// An object file opened for reading. It owns the descriptor and closes it when the last
