@@ -72,7 +72,8 @@ enum ServerLayers {
     ///   (authenticate) → `Request` (parse) → `Authorization` (decide every table's access once) →
     ///   `Planning` (pure) → `Execution` (rows and results, no HTTP) → `Serialization` (bytes and
     ///   responses).
-    /// - Features built on the path: `Blobs`, `DataTables`.
+    /// - Features built on the path: `Blobs`, `DataTables`, `Feed` (the change feed: deltas and live
+    ///   streams, which use the compact form of `DataTables`).
     /// - The server: `Connection` (HTTP connection limits), `Provisioning` (what a server creates
     ///   when it starts), `Runtime` (the configuration and the running server's state: loaded
     ///   services, access policy, auth and blob services), `Admin` (`/admin` and the commands'
@@ -81,7 +82,7 @@ enum ServerLayers {
     static let order = [
         "Encoding", "Storage", "Observability", "System", "Service",
         "Auth", "Request", "Authorization", "Planning", "Execution", "Serialization",
-        "Blobs", "DataTables",
+        "Blobs", "DataTables", "Feed",
         "Connection", "Provisioning", "Runtime", "Admin", "Routing", "Application",
     ]
 

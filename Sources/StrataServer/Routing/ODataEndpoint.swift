@@ -93,7 +93,12 @@ struct ODataEndpoint: Sendable {
         case .rawValue, .count: break
         default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: query.format)
         }
+        let delta = try DeltaRequest.parse(call.url, headers: call.headers)
         let access = try await authorizer.access(toRead: path, query)
+        if let delta, let response = try await DeltaOperation(call: call, feed: runtime.feed, request: delta, path: path, query: query,
+                                                              access: access).respond() {
+            return response
+        }
         let result = try await ReadOperation(call: call, path: path, query: query, access: access).run()
         return ReadResponse(call: call).response(result)
     }

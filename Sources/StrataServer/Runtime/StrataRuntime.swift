@@ -22,6 +22,8 @@ final class StrataRuntime: Sendable {
     /// Blob containers: metadata in the system database; content in it too on PostgreSQL, under
     /// `<data>/blobs` on SQLite (``BlobServices/make(system:dataDirectory:authorizer:maxBlobSize:logger:now:)``).
     let blobs: BlobServices
+    /// The change feed's token keys, retention and clock.
+    let feed: FeedSettings
     private let services = Mutex<[String: ServedService]>([:])
     private let reloads = SerialRunner()
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
@@ -58,6 +60,8 @@ final class StrataRuntime: Sendable {
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
         self.metrics = metrics
         self.logger = logger
+        self.feed = FeedSettings(keys: FeedKeyRing(system: system, logger: logger), retention: configuration.changeRetention,
+                                 now: configuration.auth.now)
         self.blobs = BlobServices.make(system: system, dataDirectory: configuration.dataDirectory,
                                        authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize,
                                        logger: logger, now: configuration.auth.now)
@@ -68,6 +72,7 @@ final class StrataRuntime: Sendable {
         let created = try await system.migrate(logger: logger)
         await announceSystemPlace(created: created)
         try await auth?.startSigningKeys()
+        try await feed.keys.start(now: feed.now(), retention: feed.retention)
         try await blobs.start()
         if !configuration.provisioners.isEmpty {
             let accounts = auth.map { auth in

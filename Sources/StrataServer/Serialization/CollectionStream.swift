@@ -13,6 +13,8 @@ struct CollectionStream: ChunkedBody {
     let writeRow: @Sendable (EntityRow, inout JSONWriter) -> Void
     /// Builds the `__next` link from the position after the last row and the rows still wanted (`$top`).
     let nextLink: @Sendable (_ position: [ODataValue], _ remainingTop: Int?) -> String
+    /// A tracked read's `__delta` link, written on its last page.
+    var deltaLink: String?
 
     private var writer = JSONWriter(capacity: 64 * 1024)
     private var started = false
@@ -73,6 +75,9 @@ struct CollectionStream: ChunkedBody {
             if let next = rows.nextPage {
                 writer.key("__next")
                 writer.string(nextLink(next.position, next.remainingTop))
+            } else if let deltaLink {
+                writer.key("__delta")
+                writer.string(deltaLink)
             }
             writer.endObject()
         }

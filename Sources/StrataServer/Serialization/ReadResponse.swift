@@ -10,7 +10,14 @@ struct ReadResponse {
     private var version: ODataVersion { call.version }
     private var serializer: EntitySerializer { EntitySerializer(serviceRoot: call.serviceRoot, version: version) }
 
-    func response(_ result: ReadResult) -> Response {
+    /// What a tracked read (`Prefer: odata.track-changes`) adds to a collection: `!deltastart` in
+    /// its `__next` links and the `__delta` link on its last page.
+    struct Tracking: Sendable {
+        var start: String
+        var deltaLink: String
+    }
+
+    func response(_ result: ReadResult, tracking: Tracking? = nil) -> Response {
         switch result {
         case .entity(let entity, let shape, let tag):
             // An entity with its metadata and deferred links outgrows the default 256 bytes; growing twice
@@ -25,7 +32,7 @@ struct ReadResponse {
             return EntityTag.notModifiedResponse(tag)
         case .entities(let rows, let shape):
             let serializer = self.serializer
-            return stream(rows) { row, writer in serializer.write(row, shape: shape, into: &writer) }
+            return stream(rows, tracking: tracking) { row, writer in serializer.write(row, shape: shape, into: &writer) }
         case .property(let value, let property):
             var writer = JSONWriter()
             writer.beginObject()
@@ -65,12 +72,16 @@ struct ReadResponse {
     }
 
     /// A collection, written as its rows arrive, with server-driven paging.
-    private func stream(_ rows: CollectionRows, writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
+    private func stream(_ rows: CollectionRows, tracking: Tracking? = nil,
+                        writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
         var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: version.headerValue]
+        if tracking != nil { headers[DeltaRequest.preferenceAppliedHeader] = DeltaRequest.trackChanges }
         if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         headers[.contentLength] = nil
-        let stream = CollectionStream(rows: rows, version: version, writeRow: writeRow,
-                                      nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url))
+        var stream = CollectionStream(rows: rows, version: version, writeRow: writeRow,
+                                      nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url,
+                                                                 extra: tracking.map { (DeltaRequest.deltaStartOption, $0.start) }))
+        stream.deltaLink = tracking?.deltaLink
         return ODataResponse.streamed(stream, headers: headers)
     }
 }

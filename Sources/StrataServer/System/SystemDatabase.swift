@@ -26,7 +26,7 @@ struct SystemDatabase: Sendable {
     /// add theirs in their own files and list them here); existing ones never change.
     var migrations: [SystemMigration] {
         serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations + issuerRuleMigrations
-            + clientKeyMigrations + serviceModelMigrations + signingKeyMigrations + loginFailureMigrations
+            + clientKeyMigrations + serviceModelMigrations + signingKeyMigrations + loginFailureMigrations + feedKeyMigrations
     }
 
     /// Creates the system tables, or brings them up to date.

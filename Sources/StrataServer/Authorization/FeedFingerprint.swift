@@ -1,0 +1,48 @@
+import Crypto
+import StrataCore
+
+/// The fingerprints a change-feed token carries (``FeedToken``), 16 bytes of SHA-256 each.
+///
+/// The query's: the service, the addressed sets and the options that decide which rows and columns
+/// are read, printed back from their parsed form so that spacing and option order do not matter.
+/// A token followed with another query is refused.
+///
+/// The rights': the caller, and per set the row filter after its claims were substituted and the
+/// columns served to the caller. Any grant, role, claim or model change that touches what the
+/// caller may read alters it, and the token is refused with `410 Gone`: a correct delta after a
+/// widening would need every row that entered the caller's rows without changing — a full read,
+/// which is what the refusal asks the client to do.
+enum FeedFingerprint {
+    static func query(service: String, sets: [String], options: QueryOptions) -> [UInt8] {
+        var canonical = options
+        canonical.customOptions = canonical.customOptions.filter { !FeedFingerprint.feedOptions.contains($0.name) }
+        canonical.skipToken = nil
+        canonical.skip = nil
+        canonical.format = nil
+        canonical.inlineCount = nil
+        return digest(["query", service] + sets + [canonical.queryString])
+    }
+
+    /// Options of the feed itself, which change from page to page and delta to delta.
+    static let feedOptions: Set<String> = ["!deltatoken", "!deltastart", "since", "wait", "track", "names", "sets"]
+
+    static func rights(principal: Principal?, service: ODataService, sets: [(set: EntitySet, filter: BoundExpression?)]) -> [UInt8] {
+        var parts = ["rights", service.name, principal.map { ($0.issuer ?? "") + "\u{1}" + $0.subject } ?? "anonymous"]
+        for (set, filter) in sets {
+            let type = service.model.entityType(of: set)
+            parts.append(set.name)
+            parts.append(type.properties.map(\.name).joined(separator: ","))
+            parts.append(filter.map { String(reflecting: $0) } ?? "all rows")
+        }
+        return digest(parts)
+    }
+
+    private static func digest(_ parts: [String]) -> [UInt8] {
+        var hash = SHA256()
+        for part in parts {
+            hash.update(data: Array(part.utf8))
+            hash.update(data: [0])
+        }
+        return Array(hash.finalize().prefix(FeedToken.fingerprintSize))
+    }
+}
