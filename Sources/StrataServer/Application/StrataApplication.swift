@@ -94,6 +94,12 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         listener.retry = configuration.changeListenerRetry
         services.append(SystemChangeService(listener: listener, dispatcher: changes, started: started))
     }
+    if case .postgres(let location) = configuration.database {
+        var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(), channel: FeedWakeService.channel,
+                                              logger: logger)
+        listener.retry = configuration.changeListenerRetry
+        services.append(FeedWakeService(listener: listener, hubs: runtime.feedHubs, started: started))
+    }
     var app = Application(
         router: Routes.responder(runtime: runtime),
         server: .strata(limits: configuration.connections),

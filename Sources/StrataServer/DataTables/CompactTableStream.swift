@@ -25,6 +25,9 @@ struct CompactTableStream: ChunkedBody {
     /// `{"tables":[…]}` around the tables; a single-table request answers the table alone.
     let wrapped: Bool
     var chunkSize = 1000
+    /// A change-feed token for the state the tables were read in (`$tables?…&track=1`), written
+    /// after the tables: in the document, or in the table object of a single-table answer.
+    var token: String?
 
     private var writer = JSONWriter(capacity: 64 * 1024)
     private var index = 0
@@ -34,9 +37,10 @@ struct CompactTableStream: ChunkedBody {
     private var remaining: Int?
     private var offset = 0
 
-    init(tables: [Table], wrapped: Bool) {
+    init(tables: [Table], wrapped: Bool, token: String? = nil) {
         self.tables = tables
         self.wrapped = wrapped
+        self.token = token
     }
 
     /// The response: the first chunk read now, the rest streamed.
@@ -62,7 +66,7 @@ struct CompactTableStream: ChunkedBody {
 
     private mutating func beginTable() {
         guard index < tables.count else {
-            if wrapped { CompactTableWriter.endDocument(into: &writer) }
+            if wrapped { endWithToken() }
             finished = true
             return
         }
@@ -71,6 +75,13 @@ struct CompactTableStream: ChunkedBody {
         position = nil
         remaining = table.top
         offset = table.skip
+    }
+
+    /// `]}` with the token, if any, before the `}`.
+    private mutating func endWithToken() {
+        writer.endArray()
+        if let token { CompactTableWriter.token(token, into: &writer) }
+        writer.endObject()
     }
 
     /// Reads and writes one chunk of the current table, moving to the next table at its end.
@@ -88,7 +99,7 @@ struct CompactTableStream: ChunkedBody {
             done = rows.count <= want || remaining == 0
         }
         if done {
-            CompactTableWriter.end(into: &writer)
+            if wrapped { CompactTableWriter.end(into: &writer) } else { endWithToken() }
             index += 1
             beginTable()
         }

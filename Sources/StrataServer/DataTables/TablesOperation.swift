@@ -12,6 +12,9 @@ struct TablesOperation: Sendable {
     let call: ODataCall
     /// The Authorization step for this call: each table the request names is authorized through it.
     let authorizer: Authorizer
+    /// The change feed's first token (`track=1`), written after the tables; its options are allowed.
+    var token: String?
+    var feedOptions: Set<String> = []
 
     /// More tables than this in one request is refused: each is a separate read.
     static let maximumTables = 64
@@ -32,7 +35,7 @@ struct TablesOperation: Sendable {
                 throw ODataError.badRequest("$tables/\(segments[1].name) takes no key; narrow the rows with $filter.")
             }
             try refuse(options, allowingNames: false)
-            stream = CompactTableStream(tables: [try await table(named: segments[1].name, options: options)], wrapped: false)
+            stream = CompactTableStream(tables: [try await table(named: segments[1].name, options: options)], wrapped: false, token: token)
         } else {
             try refuse(options, allowingNames: true)
             if options.filter != nil || !options.orderBy.isEmpty || options.top != nil || options.skip != nil || !options.select.isEmpty {
@@ -42,7 +45,7 @@ struct TablesOperation: Sendable {
             for name in try names() {
                 tables.append(try await table(named: name, options: QueryOptions()))
             }
-            stream = CompactTableStream(tables: tables, wrapped: true)
+            stream = CompactTableStream(tables: tables, wrapped: true, token: token)
         }
         if call.isHead {
             return Response(status: .ok, headers: [.contentType: ODataResponse.jsonContentType], body: ResponseBody())
@@ -95,7 +98,7 @@ struct TablesOperation: Sendable {
         if !options.expand.isEmpty { throw .badRequest("$expand does not apply to $tables: fetch related tables by name and join them on the client.") }
         if options.inlineCount != nil { throw .badRequest("$inlinecount does not apply to $tables: every row is in the answer.") }
         if options.skipToken != nil { throw .badRequest("$skiptoken does not apply to $tables: the answer is never paged.") }
-        for option in options.customOptions where !(allowingNames && option.name == "names") {
+        for option in options.customOptions where !(allowingNames && option.name == "names") && !feedOptions.contains(option.name) {
             throw .badRequest("$tables does not know the option '\(option.name.prefix(60))'.")
         }
     }

@@ -11,26 +11,33 @@ import StrataSQL
 /// The window and the rows are read in one snapshot (``Database/snapshot(_:)``).
 struct DeltaReader: Sendable {
     let service: ODataService
-    /// The read's plan (``ReadPlanner``), without a key condition.
-    let plan: ReadPlan
-    let set: EntitySet
-    let type: EntityType
+    /// The sets read, each with its read's plan (``ReadPlanner``), without a key condition.
+    let targets: [Target]
+
+    struct Target: Sendable {
+        var set: EntitySet
+        var type: EntityType
+        var plan: ReadPlan
+    }
 
     /// Keys per statement: bounded so that the bound parameters of one statement stay far below
     /// SQLite's and PostgreSQL's limits whatever the key width.
     static let keysPerStatement = 500
 
-    /// One page of a delta.
+    /// One page of a delta: per target, in the order of ``targets``.
     struct Page: Sendable {
-        var entities: [EntityRow]
-        /// Keys, in key-property order, of the rows that went away for the caller.
-        var deleted: [[ODataValue]]
+        var tables: [Table]
         /// Where the window ends.
         var end: ChangeCursor
         /// Keys of the window sent by this page and those before; equal to ``total`` on the last page.
         var sent: Int
         var total: Int
-        var info: ChangeLogInfo
+
+        struct Table: Sendable {
+            var entities: [EntityRow] = []
+            /// Keys, in key-property order, of the rows that went away for the caller.
+            var deleted: [[ODataValue]] = []
+        }
     }
 
     /// Why a delta cannot be read; answered `410 Gone`.
@@ -42,38 +49,56 @@ struct DeltaReader: Sendable {
     }
 
     /// The keys `sent ..< sent + pageSize` of the window after `cursor` (up to `windowEnd`, when the
-    /// delta is being paged), and their current rows.
+    /// delta is being paged), ordered by target then key, and their current rows.
     func page(after cursor: ChangeCursor, windowEnd: ChangeCursor?, epoch: [UInt8], sent: Int, pageSize: Int) async throws -> Page {
         let log = ChangeLog(storage: service.storage)
-        let table = service.storage.names.table(set.name)
-        let keyColumns = type.keyProperties.map { (property: $0, column: service.storage.column($0.name, of: type)) }
+        let storage = service.storage
+        let tables = targets.map { storage.names.table($0.set.name) }
         return try await service.database.snapshot { connection in
-            guard let info = try await log.info(connection), info.epoch == epoch, info.trackedTables.contains(table) else {
+            guard let info = try await log.info(connection), info.epoch == epoch, tables.allSatisfy(info.trackedTables.contains) else {
                 throw Gone.trackingChanged
             }
             guard !log.isPruned(cursor, info: info) else { throw Gone.pruned }
             let window = try await log.window(after: cursor, upTo: windowEnd, limit: .max, connection)
+            var keys = Array(repeating: [[ODataValue]](), count: targets.count)
+            var existed = Array(repeating: Set<[ODataValue]>(), count: targets.count)
             var seen = Set<[ODataValue]>()
-            var keys: [[ODataValue]] = []
-            for change in window.changes where change.table == table {
-                let key = keyColumns.map { pair -> ODataValue in
-                    let value = change.key[pair.column] ?? .null
-                    return value.converted(to: pair.property.type) ?? value
+            for (index, target) in targets.enumerated() {
+                seen.removeAll(keepingCapacity: true)
+                let keyColumns = target.type.keyProperties.map { (property: $0, column: storage.column($0.name, of: target.type)) }
+                for change in window.changes where change.table == tables[index] {
+                    let key = keyColumns.map { pair -> ODataValue in
+                        let value = change.key[pair.column] ?? .null
+                        return value.converted(to: pair.property.type) ?? value
+                    }
+                    if seen.insert(key).inserted { keys[index].append(key) }
+                    if change.op != "I" { existed[index].insert(key) }
                 }
-                if seen.insert(key).inserted { keys.append(key) }
+                // One order for every page of the window, whatever order the log gave.
+                keys[index].sort { Self.ordering($0, $1) }
             }
-            // One order for every page of the window, whatever order the log gave.
-            keys.sort { Self.ordering($0, $1) }
-            let start = min(sent, keys.count)
-            let pageKeys = Array(keys[start ..< min(keys.count, start + pageSize)])
-            let (entities, deleted) = try await read(pageKeys, connection)
-            return Page(entities: entities, deleted: deleted, end: window.end, sent: start + pageKeys.count, total: keys.count, info: info)
+            let total = keys.reduce(0) { $0 + $1.count }
+            var page = Page(tables: [], end: window.end, sent: min(sent, total), total: total)
+            var skip = min(sent, total), room = pageSize
+            for (index, target) in targets.enumerated() {
+                let available = keys[index].count
+                let from = min(skip, available)
+                skip -= from
+                let taken = Array(keys[index][from ..< min(available, from + room)])
+                room -= taken.count
+                page.sent += taken.count
+                page.tables.append(try await read(taken, target, existed: existed[index], connection))
+            }
+            return page
         }
     }
 
     /// The current rows of `keys` the plan lets through, and the keys it does not.
-    private func read(_ keys: [[ODataValue]], _ connection: any DatabaseConnection) async throws -> ([EntityRow], [[ODataValue]]) {
-        guard !keys.isEmpty else { return ([], []) }
+    /// A key whose row is not read is a deletion, unless the window only inserted it: then the row
+    /// did not exist before the window, and the client never had it.
+    private func read(_ keys: [[ODataValue]], _ target: Target, existed: Set<[ODataValue]>, _ connection: any DatabaseConnection) async throws -> Page.Table {
+        guard !keys.isEmpty else { return Page.Table() }
+        let (plan, type) = (target.plan, target.type)
         let keyPositions = type.keyProperties.map { key in plan.columns.firstIndex { $0.name == key.name }! }
         let columns = type.keyProperties.map { service.storage.column($0.name, of: type) }
         let types = plan.columns.map(\.type)
@@ -90,12 +115,11 @@ struct DeltaReader: Sendable {
                 found[key] = EntityRow(values: row)
             }
         }
-        var entities: [EntityRow] = []
-        var deleted: [[ODataValue]] = []
+        var table = Page.Table()
         for key in keys {
-            if let row = found[key] { entities.append(row) } else { deleted.append(key) }
+            if let row = found[key] { table.entities.append(row) } else if existed.contains(key) { table.deleted.append(key) }
         }
-        return (entities, deleted)
+        return table
     }
 
     /// `key IN (…)`, or for a composite key `(a = … AND b = …) OR …`.

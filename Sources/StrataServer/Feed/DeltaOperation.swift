@@ -56,7 +56,7 @@ struct DeltaOperation: Sendable {
 
     private func delta(_ token: FeedToken) async throws -> Response {
         let plan = try ReadPlanner(service: service, access: access).plan(path, query)
-        let reader = DeltaReader(service: service, plan: plan, set: set, type: path.target.type)
+        let reader = DeltaReader(service: service, targets: [DeltaReader.Target(set: set, type: path.target.type, plan: plan)])
         let pageSize = service.settings.pageSize ?? call.settings.pageSize
         let page: DeltaReader.Page
         do {

@@ -71,6 +71,16 @@ struct ODataEndpoint: Sendable {
             return try await BatchEndpoint(endpoint: self, call: call, body: body).respond()
         }
 
+        if let first = url.path.segments.first, first.name == "$feed" || (first.name == "$tables" && TablesDelta.applies(to: url)),
+           let hub = runtime.feedHub(for: call.service.name) {
+            if first.name == "$feed" {
+                guard let context else { throw ODataError.badRequest("$feed is a stream of its own; it cannot be part of a $batch.") }
+                context.setRoute("feed.stream")
+                return try await FeedEndpoint(call: call, authorizer: authorizer, hub: hub, settings: runtime.feed).respond()
+            }
+            context?.setRoute("feed.tables")
+            return try await TablesDelta(call: call, authorizer: authorizer, settings: runtime.feed, hub: hub).respond()
+        }
         if let response = try await DataTableEndpoints.respond(to: call, authorizer: authorizer, body: body, context: context) {
             return response
         }

@@ -24,6 +24,8 @@ final class StrataRuntime: Sendable {
     let blobs: BlobServices
     /// The change feed's token keys, retention and clock.
     let feed: FeedSettings
+    /// The change streams, one hub per tracked service with subscribers.
+    let feedHubs: FeedHubs
     private let services = Mutex<[String: ServedService]>([:])
     private let reloads = SerialRunner()
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
@@ -34,7 +36,18 @@ final class StrataRuntime: Sendable {
     /// new requests while those in flight finish.
     var isDraining: Bool { draining.withLock { $0 } }
 
-    func beginDraining() { draining.withLock { $0 = true } }
+    /// Also ends the change streams: a stream never finishes on its own, and its clients resume
+    /// on another server with `Last-Event-ID`.
+    func beginDraining() {
+        draining.withLock { $0 = true }
+        let hubs = feedHubs
+        Task { await hubs.closeAll() }
+    }
+
+    /// The change-stream hub of a service (its full model, whatever the caller is served).
+    func feedHub(for service: String) -> FeedHub? {
+        self.service(named: service).map(feedHubs.hub(for:))
+    }
 
     /// What the request stages read of the configuration.
     let requestSettings: RequestSettings
@@ -62,6 +75,7 @@ final class StrataRuntime: Sendable {
         self.logger = logger
         self.feed = FeedSettings(keys: FeedKeyRing(system: system, logger: logger), retention: configuration.changeRetention,
                                  now: configuration.auth.now)
+        self.feedHubs = FeedHubs(settings: feed, logger: logger)
         self.blobs = BlobServices.make(system: system, dataDirectory: configuration.dataDirectory,
                                        authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize,
                                        logger: logger, now: configuration.auth.now)

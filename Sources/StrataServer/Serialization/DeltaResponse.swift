@@ -19,18 +19,19 @@ struct DeltaResponse {
 
     func response(_ page: DeltaReader.Page, shape: EntityShape, continuation: Continuation) -> Response {
         let serializer = EntitySerializer(serviceRoot: call.serviceRoot, version: call.version)
-        var writer = JSONWriter(capacity: 4096 + page.entities.count * 256)
+        let table = page.tables.first ?? DeltaReader.Page.Table()
+        var writer = JSONWriter(capacity: 4096 + table.entities.count * 256)
         writer.beginObject()
         writer.key("d")
         writer.beginObject()
         writer.key("results")
         writer.beginArray()
-        for entity in page.entities {
+        for entity in table.entities {
             serializer.write(entity, shape: shape, into: &writer)
         }
         let keyNames = shape.type.keyNames
         let context = "$metadata#" + shape.set.name + "/$deletedEntity"
-        for key in page.deleted {
+        for key in table.deleted {
             writer.beginObject()
             writer.key("@odata.context")
             writer.string(context)
