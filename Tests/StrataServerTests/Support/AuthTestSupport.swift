@@ -53,7 +53,7 @@ func withAuthServer<T: Sendable>(
     setup: @Sendable (Administration) async throws -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
-    try await withAuthServer(backend, clock: clock, configure: configure, setup: setup) { client, _ in try await test(client) }
+    try await withAuthServer(backend, clock: clock, services: [], configure: configure, setup: setup) { client, _ in try await test(client) }
 }
 
 /// ``withAuthServer(_:clock:configure:setup:_:)`` that also hands the test its configuration, so
@@ -61,12 +61,16 @@ func withAuthServer<T: Sendable>(
 func withAuthServer<T: Sendable>(
     _ backend: Backend,
     clock: TestClock = TestClock(),
+    services: [TestService] = [],
     configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     setup: @Sendable (Administration) async throws -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol, StrataConfiguration) async throws -> T
 ) async throws -> T {
     try await PostgresSlots.run(backend) {
         var configuration = try await TestDatabases.shared.configuration(backend)
+        for service in services {
+            try await TestDatabases.shared.provision(service.name, backend, into: configuration, scripts: service.scripts(backend))
+        }
         configuration.auth.passwordHashCost = 4
         configuration.auth.now = { clock.now }
         configure(&configuration)
