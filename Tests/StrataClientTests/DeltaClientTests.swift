@@ -84,12 +84,12 @@ struct DeltaClientTests {
             if query.contains("track=1") {
                 return Self.json(#"{"tables":[{"name":"Car","fields":\#(car),"rows":[[5,"Audi"],[9,"Fiat"]]},{"name":"Person","fields":\#(person),"rows":[["7","Ann"]]}],"token":"T1"}"#)
             }
+            if query.contains("page=2") {
+                return Self.json(#"{"tables":[{"name":"Car","fields":\#(car),"rows":[],"deleted":[[12]]},{"name":"Person","fields":\#(person),"rows":[["8","Bob"]],"deleted":[["7"]]}],"token":"T2"}"#)
+            }
             if query.contains("since=T1") {
                 // First page of a split delta: car 5 changed and car 9 deleted; a later page changes 5 again.
                 return Self.json(#"{"tables":[{"name":"Car","fields":\#(car),"rows":[[5,"Audi A4"],[12,"Kia"]],"deleted":[[9]]},{"name":"Person","fields":\#(person),"rows":[],"deleted":[]}],"next":"$tables?names=Car,Person&since=T1&page=2"}"#)
-            }
-            if query.contains("page=2") {
-                return Self.json(#"{"tables":[{"name":"Car","fields":\#(car),"rows":[],"deleted":[[12]]},{"name":"Person","fields":\#(person),"rows":[["8","Bob"]],"deleted":[["7"]]}],"token":"T2"}"#)
             }
             if query.contains("since=T2") {
                 return Self.json(#"{"tables":[{"name":"Car","fields":\#(car),"rows":[],"deleted":[]},{"name":"Person","fields":\#(person),"rows":[],"deleted":[]}],"token":"T3"}"#)

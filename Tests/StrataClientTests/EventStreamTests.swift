@@ -155,7 +155,7 @@ struct EventStreamTests {
                 return response
             case 2:
                 // One event, then silence longer than the client's idle timeout.
-                return Self.stream(["retry: 50\n\n", Self.event("a", "x")], pauseBetween: .seconds(4))
+                return Self.stream(["retry: 50\n\n" + Self.event("a", "x"), ": too late\n\n"], pauseBetween: .milliseconds(2500))
             default:
                 return Self.stream(["event: gone\ndata: {}\n\n"])
             }

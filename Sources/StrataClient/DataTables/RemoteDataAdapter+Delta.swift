@@ -114,7 +114,7 @@ extension RemoteDataAdapter {
                 throw ResponseReader.invalid(response, "The delta has neither a token nor a next page.")
             }
             pages += 1
-            guard pages < 100_000 else { throw ResponseReader.invalid(response, "The delta does not end (\(pages) pages).") }
+            guard url.absoluteString != response.url.absoluteString, pages < 100_000 else { throw ResponseReader.invalid(response, "The delta does not end (\(pages) pages).") }
             request = StrataRequest(.get, url.absoluteString)
         }
     }
