@@ -132,6 +132,34 @@ struct DeltaClientTests {
         }
     }
 
+    @Test("One narrowed table: the token inside the table object, the filter and select sent with both requests")
+    func singleTableDelta() async throws {
+        let seen = NIOLockedValueBox<[String]>([])
+        let router = Router()
+        router.get("/cardealer/$tables/Car") { request, _ -> Hummingbird.Response in
+            let query = request.uri.query ?? ""
+            seen.withLockedValue { $0.append(query) }
+            if query.hasSuffix("track=1") {
+                return Self.json(#"{"name":"Car","fields":\#(Self.carFields),"rows":[[5,"Audi"]],"token":"C1"}"#)
+            }
+            return Self.json(#"{"name":"Car","fields":\#(Self.carFields),"rows":[],"deleted":[[5]],"token":"C2"}"#)
+        }
+        try await withRouter(router) { url in
+            let adapter = RemoteDataAdapter(connection: Connection(baseURL: url), service: "cardealer")
+            let first = try await adapter.fetchTable("Car", where: "make eq 'Audi'", select: ["carID", "make"], track: true)
+            #expect(first.token == "C1")
+            var car = try #require(first.tables.first)
+            let delta = try await adapter.fetchChanges(table: "Car", where: "make eq 'Audi'", select: ["carID", "make"], since: "C1")
+            #expect(delta.token == "C2")
+            try car.apply(try #require(delta.tables.first))
+            #expect(car.rows.isEmpty)
+            #expect(seen.withLockedValue { $0 } == [
+                "$filter=make%20eq%20'Audi'&$select=carID,make&track=1",
+                "$filter=make%20eq%20'Audi'&$select=carID,make&since=C1",
+            ])
+        }
+    }
+
     @Test("Applying a delta upserts by key and removes deleted keys, leaving rows with local changes alone")
     func applyKeepsLocalChanges() throws {
         let fields = [

@@ -32,13 +32,13 @@ extension Connection {
         let failure: StrataError? = await withTaskCancellationHandler {
             if Task.isCancelled { return Self.cancelled(sent) }
             task.task.resume()
-            var sawHead = false
+            var sawHead: ResponseHead?
             for await update in updates {
                 switch update {
                 case .sent:
                     continue
                 case .response(let head):
-                    sawHead = true
+                    sawHead = head
                     await emit(.didReceiveResponse(sent, head))
                     if !receive(.head(head)) {
                         task.task.cancel()
@@ -52,10 +52,12 @@ extension Connection {
                 case .completed(let error?):
                     return Self.transportError(error, sent: sent)
                 case .completed(nil):
-                    guard sawHead else {
+                    guard let head = sawHead else {
                         return StrataError(.invalidResponse, method: sent.method, url: sent.url,
                                            message: "The server's answer is not an HTTP response.")
                     }
+                    // Observers see the end of the exchange; the body went to `receive`, not here.
+                    await emit(.didFinish(sent, StrataResponse(status: head.status, headers: head.headers, body: Data(), url: head.url, request: sent)))
                     return nil
                 }
             }

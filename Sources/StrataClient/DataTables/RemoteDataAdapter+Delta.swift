@@ -92,9 +92,39 @@ extension RemoteDataAdapter {
     ///   (expired, pruned, rights or model changed): fetch the tables again with
     ///   ``fetchTables(_:track:)``, keeping unsent local changes.
     public func fetchChanges(_ names: [String], since token: String, wait: Int? = nil) async throws(StrataError) -> TableDelta {
-        var path = dataService.rootPath + "$tables?names=" + Self.list(names) + "&since=" + PercentEncoding.encodeQueryValue(token)
-        if let wait { path += "&\(ODataDelta.waitOption)=\(wait)" }
-        var request = StrataRequest(.get, path)
+        try await followDelta(dataService.rootPath + "$tables?names=" + Self.list(names) + "&since=" + PercentEncoding.encodeQueryValue(token),
+                              wait: wait)
+    }
+
+    /// One table, narrowed like ``table(_:where:orderBy:select:top:skip:)`` (a replica's "defining
+    /// query"), with `track` the token to follow its changes from (`$tables/Car?$filter=…&track=1`).
+    ///
+    /// The token covers this table with this `where` and `select`: ask for its changes with the
+    /// same values in ``fetchChanges(table:where:select:since:wait:)``.
+    public func fetchTable(_ name: String, where filter: String? = nil, select: [String] = [], track: Bool) async throws(StrataError) -> TrackedTables {
+        let response = try await dataService.send(StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: select,
+                                                                                     extra: track ? "track=1" : nil)))
+        let document = try Self.delta(in: response)
+        guard document.tables.count == 1 else { throw ResponseReader.invalid(response, "The server answered \(document.tables.count) tables for one.") }
+        if track, document.token == nil { throw ResponseReader.invalid(response, "The server gave no token for the tracked table \(name).") }
+        let table = document.tables[0]
+        return TrackedTables(tables: [DataTable(name: table.name, fields: table.fields, rows: table.rows)], token: track ? document.token : nil)
+    }
+
+    /// What changed in one narrowed table since `token` (from ``fetchTable(_:where:select:track:)``
+    /// with the same `where` and `select`), every page followed; rows that no longer match the
+    /// filter (or your row filter) come as deleted keys.
+    ///
+    /// - Throws: ``StrataError/Kind/deltaTokenGone`` (410) when the token can no longer be used.
+    public func fetchChanges(table name: String, where filter: String? = nil, select: [String] = [], since token: String,
+                             wait: Int? = nil) async throws(StrataError) -> TableDelta {
+        try await followDelta(Self.tablePath(dataService.rootPath, name, filter: filter, select: select,
+                                             extra: "since=" + PercentEncoding.encodeQueryValue(token)), wait: wait)
+    }
+
+    /// Reads a delta from `path`, then its `next` pages until the one with the token.
+    private func followDelta(_ path: String, wait: Int?) async throws(StrataError) -> TableDelta {
+        var request = StrataRequest(.get, path + (wait.map { "&\(ODataDelta.waitOption)=\($0)" } ?? ""))
         if let wait { request.timeout = max(dataService.connection.configuration.timeout, TimeInterval(wait) + 30) }
         var delta: TableDelta?
         var pages = 0
@@ -114,9 +144,20 @@ extension RemoteDataAdapter {
                 throw ResponseReader.invalid(response, "The delta has neither a token nor a next page.")
             }
             pages += 1
-            guard url.absoluteString != response.url.absoluteString, pages < 100_000 else { throw ResponseReader.invalid(response, "The delta does not end (\(pages) pages).") }
+            guard url.absoluteString != response.url.absoluteString, pages < 100_000 else {
+                throw ResponseReader.invalid(response, "The delta does not end (\(pages) pages).")
+            }
             request = StrataRequest(.get, url.absoluteString)
         }
+    }
+
+    /// `$tables/Name?$filter=…&$select=…&extra`.
+    private static func tablePath(_ root: String, _ name: String, filter: String?, select: [String], extra: String?) -> String {
+        var options: [String] = []
+        if let filter { options.append("$filter=" + PercentEncoding.encodeQueryValue(filter)) }
+        if !select.isEmpty { options.append("$select=" + PercentEncoding.encodeQueryValue(select.joined(separator: ","))) }
+        if let extra { options.append(extra) }
+        return root + "$tables/" + PercentEncoding.encodePathSegmentName(name) + (options.isEmpty ? "" : "?" + options.joined(separator: "&"))
     }
 
     /// The live changes of the tables (see ``DataService/changeStream(sets:filter:since:configuration:)``).
