@@ -213,6 +213,49 @@ struct EventStreamTests {
         }
     }
 
+    @Test("Ending the iteration closes the connection; a 410 without an OData body still says to read again")
+    func stoppingClosesTheConnection() async throws {
+        let closed = NIOLockedValueBox(false)
+        let log = Log()
+        let router = Router()
+        router.get("/endless") { request, _ -> Hummingbird.Response in
+            _ = log.record(request)
+            return Hummingbird.Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
+                do {
+                    for index in 0..<400 {
+                        try await writer.write(ByteBuffer(string: Self.event("\(index)", "\(index)")))
+                        try await Task.sleep(for: .milliseconds(25))
+                    }
+                    try await writer.finish(nil)
+                } catch {
+                    closed.withLockedValue { $0 = true }
+                    throw error
+                }
+            })
+        }
+        router.get("/plain410") { _, _ -> Hummingbird.Response in
+            Hummingbird.Response(status: .gone, body: ResponseBody(byteBuffer: ByteBuffer(string: "gone")))
+        }
+        try await withRouter(router) { url in
+            let connection = Connection(baseURL: url)
+            var seen: [String] = []
+            for try await event in EventStream(connection: connection, request: StrataRequest(.get, "endless"), configuration: Self.slowDefault) {
+                seen.append(event.data)
+                if seen.count == 3 { break }
+            }
+            #expect(seen == ["0", "1", "2"])
+            // The server notices within a few writes (the socket is closed, not left to time out).
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !closed.withLockedValue({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(closed.withLockedValue { $0 })
+            #expect(log.all.count == 1)
+            let plain = await Self.collect(EventStream(connection: connection, request: StrataRequest(.get, "plain410"), configuration: Self.slowDefault))
+            let error = try #require(plain.error as? StrataError)
+            #expect(error.kind == .deltaTokenGone)
+            #expect(error.message.contains("read the data again"))
+        }
+    }
+
     @Test("The typed change stream: ready, batches with deleted keys and the fields of earlier events, then gone")
     func changeStream() async throws {
         let log = Log()
