@@ -207,7 +207,7 @@ public struct DataTable: Sendable {
 
     // MARK: Storage
 
-    private mutating func append(_ row: DataTableRow) {
+    mutating func append(_ row: DataTableRow) {
         positions[row.id] = storage.count
         storage.append(row)
         nextID = max(nextID, row.id + 1)
@@ -231,6 +231,9 @@ public struct DataTable: Sendable {
     }
 
     var temporaryKeyCounter: Int64 { nextTemporaryKey }
+
+    /// The id the next appended row gets.
+    var nextRowID: Int { nextID }
 }
 
 extension DataTableField {

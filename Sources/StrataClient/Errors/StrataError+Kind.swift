@@ -30,6 +30,10 @@ extension StrataError {
         case preconditionFailed
         /// 428: the service requires `If-Match` on updates and the request had none.
         case preconditionRequired
+        /// 410 (code `DeltaTokenGone`), or a change stream's `gone` event: the delta token or
+        /// subscription can no longer continue (expired, pruned, rights or model changed). Read the
+        /// data again from scratch (a full fetch with tracking), keeping unsent local changes.
+        case deltaTokenGone
         /// 429: too many attempts; the response's `Retry-After` says when to try again.
         case tooManyRequests
         /// 5xx: the server failed.
@@ -47,6 +51,7 @@ extension StrataError {
             case 403: self = .forbidden
             case 404: self = .notFound
             case 409: self = .conflict
+            case 410: self = .deltaTokenGone
             case 412: self = .preconditionFailed
             case 428: self = .preconditionRequired
             case 429: self = .tooManyRequests
@@ -70,6 +75,7 @@ extension StrataError {
             case .conflict: return "conflict"
             case .preconditionFailed: return "precondition failed"
             case .preconditionRequired: return "precondition required"
+            case .deltaTokenGone: return "delta token gone"
             case .tooManyRequests: return "too many requests"
             case .server: return "server error"
             case .http: return "HTTP error"

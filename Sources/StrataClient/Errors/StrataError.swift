@@ -61,7 +61,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
                       method: response.request?.method, url: response.url, message: odata.message, response: response)
         } else {
             let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            let message = text.isEmpty ? "The server answered \(response.status) without a message." : String(text.prefix(500))
+            var message = text.isEmpty ? "The server answered \(response.status) without a message." : String(text.prefix(500))
+            if Kind(status: response.status) == .deltaTokenGone {
+                message = "The delta token can no longer be used (\(message)); read the data again and continue from the new token."
+            }
             self.init(Kind(status: response.status), status: response.status, method: response.request?.method,
                       url: response.url, message: message, response: response)
         }

@@ -15,12 +15,17 @@ public struct CompactTable: Sendable, Hashable {
     public var fields: [DataTableField]
     /// Each row holds one value per field, in field order.
     public var rows: [[ODataValue]]
+    /// In a delta (`$tables?since=`, a change event): the keys of rows deleted since the token, or
+    /// that left what the caller may read, each in key-field order (``keyFields``). Nil for a table
+    /// that is not a delta, so that it writes no `deleted` member (see CompactTableDelta.swift).
+    public var deleted: [[ODataValue]]?
 
-    /// A table; each row must hold one value per field.
-    public init(name: String, fields: [DataTableField], rows: [[ODataValue]] = []) {
+    /// A table; each row must hold one value per field, each deleted key one value per key field.
+    public init(name: String, fields: [DataTableField], rows: [[ODataValue]] = [], deleted: [[ODataValue]]? = nil) {
         self.name = name
         self.fields = fields
         self.rows = rows
+        self.deleted = deleted
     }
 
     /// The whole table as JSON bytes (the writer's output for a table read in one piece).
@@ -34,7 +39,9 @@ public struct CompactTable: Sendable, Hashable {
     public func write(to writer: inout JSONWriter) {
         CompactTableWriter.begin(name: name, fields: fields, into: &writer)
         for row in rows { CompactTableWriter.row(row, into: &writer) }
-        CompactTableWriter.end(into: &writer)
+        CompactTableWriter.endRows(into: &writer)
+        if let deleted { CompactTableWriter.deleted(deleted, into: &writer) }
+        CompactTableWriter.endTable(into: &writer)
     }
 
     /// `{"tables":[…]}` for several tables.
@@ -95,7 +102,8 @@ public struct CompactTable: Sendable, Hashable {
         default:
             throw DataTableFormatError("\(path).rows must be an array")
         }
-        self.init(name: name, fields: fields, rows: rows)
+        let deleted = try Self.deletedKeys(object["deleted"], fields: fields, at: "\(path) (\(name))")
+        self.init(name: name, fields: fields, rows: rows, deleted: deleted)
     }
 }
 
@@ -137,7 +145,18 @@ public enum CompactTableWriter {
 
     /// `]}`: the end of the rows and of the table.
     public static func end(into writer: inout JSONWriter) {
+        endRows(into: &writer)
+        endTable(into: &writer)
+    }
+
+    /// `]`: the end of the rows, before a delta's `deleted` keys (``beginDeleted(into:)``) or a
+    /// single table's `token` (``token(_:into:)``); close the table with ``endTable(into:)``.
+    public static func endRows(into writer: inout JSONWriter) {
         writer.endArray()
+    }
+
+    /// `}`: the end of a table object whose rows were closed with ``endRows(into:)``.
+    public static func endTable(into writer: inout JSONWriter) {
         writer.endObject()
     }
 }
