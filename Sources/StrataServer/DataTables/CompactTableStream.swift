@@ -80,7 +80,7 @@ struct CompactTableStream: ChunkedBody {
     /// `]}` with the token, if any, before the `}`.
     private mutating func endWithToken() {
         writer.endArray()
-        if let token { CompactTableWriter.token(token, into: &writer) }
+        CompactTableWriter.resume(token: token, next: nil, into: &writer)
         writer.endObject()
     }
 

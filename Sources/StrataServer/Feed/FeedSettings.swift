@@ -11,7 +11,7 @@ struct FeedSettings: Sendable {
 
     /// `410 Gone` with code `DeltaTokenGone` and what to do: read the collection (or tables) again.
     static func gone(_ why: String, reload: String) -> ODataError {
-        ODataError(status: 410, code: "DeltaTokenGone",
+        ODataError(status: 410, code: ODataDelta.tokenGoneCode,
                    message: "\(why) Read \(reload) again without the token to get the current rows and a new token.")
     }
 

@@ -106,6 +106,7 @@ struct TablesDelta: Sendable {
             next.sent = 0
         }
         let nextToken = try next.encoded(with: settings.keys)
+        let nextLink = more ? link(since: nextToken) : nil
         var writer = JSONWriter(capacity: 4096)
         if !single { CompactTableWriter.beginDocument(into: &writer) }
         for (member, table) in zip(query.members, page.tables) {
@@ -117,30 +118,20 @@ struct TablesDelta: Sendable {
             for entity in table.entities { CompactTableWriter.row(positions.map { entity.values[$0] }, into: &writer) }
             CompactTableWriter.endRows(into: &writer)
             CompactTableWriter.deleted(table.deleted, into: &writer)
-            if single { trailer(more: more, token: nextToken, into: &writer) }
+            if single { CompactTableWriter.resume(token: more ? nil : nextToken, next: more ? nextLink : nil, into: &writer) }
             CompactTableWriter.endTable(into: &writer)
         }
-        if !single {
-            writer.endArray()
-            trailer(more: more, token: nextToken, into: &writer)
-            writer.endObject()
-        }
+        if !single { CompactTableWriter.endDocument(token: more ? nil : nextToken, next: more ? nextLink : nil, into: &writer) }
         return ODataResponse.body(writer.bytes, headers: [.contentType: ODataResponse.jsonContentType], headRequest: call.isHead)
     }
 
-    /// `"token"` for the next delta, or `"next"`: the link to the rest of this one.
-    private func trailer(more: Bool, token: String, into writer: inout JSONWriter) {
-        if more {
-            var link = call.serviceRoot + call.url.path.urlText + "?"
-            var items: [String] = []
-            for item in call.url.queryItems where item.name != "since" && item.name != "wait" {
-                items.append(PercentEncoding.encodeQueryValue(item.name) + "=" + PercentEncoding.encodeQueryValue(item.value))
-            }
-            items.append("since=" + PercentEncoding.encodeQueryValue(token))
-            link += items.joined(separator: "&")
-            CompactTableWriter.next(link, into: &writer)
-        } else {
-            CompactTableWriter.token(token, into: &writer)
+    /// The request's link with `since` in place: the rest of a delta that fills more than a page.
+    private func link(since token: String) -> String {
+        var items: [String] = []
+        for item in call.url.queryItems where item.name != "since" && item.name != "wait" {
+            items.append(PercentEncoding.encodeQueryValue(item.name) + "=" + PercentEncoding.encodeQueryValue(item.value))
         }
+        items.append("since=" + PercentEncoding.encodeQueryValue(token))
+        return call.serviceRoot + call.url.path.urlText + "?" + items.joined(separator: "&")
     }
 }

@@ -19,9 +19,9 @@ struct DeltaRequest: Sendable, Equatable {
 
     static let preferHeader = HTTPField.Name("Prefer")!
     static let preferenceAppliedHeader = HTTPField.Name("Preference-Applied")!
-    static let trackChanges = "odata.track-changes"
-    static let deltaTokenOption = "!deltatoken"
-    static let deltaStartOption = "!deltastart"
+    static let trackChanges = ODataDelta.trackChangesPreference
+    static let deltaTokenOption = ODataDelta.deltaTokenOption
+    static let deltaStartOption = ODataDelta.deltaStartOption
     /// The feed's own options, left out of the query the token's fingerprint covers.
     static let options: Set<String> = [deltaTokenOption, deltaStartOption, "$skiptoken"]
 

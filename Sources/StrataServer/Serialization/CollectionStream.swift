@@ -76,7 +76,7 @@ struct CollectionStream: ChunkedBody {
                 writer.key("__next")
                 writer.string(nextLink(next.position, next.remainingTop))
             } else if let deltaLink {
-                writer.key("__delta")
+                writer.key(ODataDelta.deltaLinkMember)
                 writer.string(deltaLink)
             }
             writer.endObject()

@@ -30,14 +30,9 @@ struct DeltaResponse {
             serializer.write(entity, shape: shape, into: &writer)
         }
         let keyNames = shape.type.keyNames
-        let context = "$metadata#" + shape.set.name + "/$deletedEntity"
         for key in table.deleted {
-            writer.beginObject()
-            writer.key("@odata.context")
-            writer.string(context)
-            writer.key("id")
-            writer.string(call.serviceRoot + shape.set.name + KeyPredicate.forKey(zip(keyNames, key).map { (name: $0, value: $1) }).urlText)
-            writer.endObject()
+            let id = call.serviceRoot + shape.set.name + KeyPredicate.forKey(zip(keyNames, key).map { (name: $0, value: $1) }).urlText
+            ODataDeletedEntity(entitySet: shape.set.name, id: id).write(to: &writer)
         }
         writer.endArray()
         switch continuation {
@@ -45,7 +40,7 @@ struct DeltaResponse {
             writer.key("__next")
             writer.string(link)
         case .delta(let link):
-            writer.key("__delta")
+            writer.key(ODataDelta.deltaLinkMember)
             writer.string(link)
         }
         writer.endObject()
