@@ -122,9 +122,11 @@ package struct ChangeCaptureSQL: Sendable {
         case .sqlite:
             return "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = \(bind: .string(Self.sqliteMeta))"
         case .postgres:
+            // The log and its row of `meta` are made and dropped together; the catalog is asked,
+            // since naming a table that does not exist fails the statement.
             return """
-                SELECT 1 FROM \(meta) WHERE to_regclass(\(bind: .string("\(Self.feedSchema).meta"))) IS NOT NULL \
-                AND service = \(bind: .string(service)) AND to_regclass(\(bind: .string(SQLDialect.postgres.quote(Self.feedSchema) + "." + SQLDialect.postgres.quote(service)))) IS NOT NULL
+                SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                WHERE n.nspname = \(bind: .string(Self.feedSchema)) AND c.relname = \(bind: .string(service)) AND c.relkind = 'r'
                 """
         }
     }
@@ -201,7 +203,7 @@ package struct ChangeCaptureSQL: Sendable {
     package var existingFunctions: SQL {
         """
         SELECT p.proname::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace \
-        WHERE n.nspname = \(bind: .string(Self.feedSchema)) AND left(p.proname, \(bind: .int64(Int64(service.utf8.count + 1)))) = \(bind: .string(service + "."))
+        WHERE n.nspname = \(bind: .string(Self.feedSchema)) AND left(p.proname::text, \(bind: .int64(Int64(service.utf8.count + 1)))::integer) = \(bind: .string(service + "."))
         """
     }
 
@@ -338,7 +340,8 @@ package struct ChangeCaptureSQL: Sendable {
     }
 
     private func postgresObject(_ names: [String], row: SQL) -> SQL {
-        guard !names.isEmpty else { return "NULL" }
+        // Typed: in a UNION an untyped NULL would be text, which a jsonb column refuses.
+        guard !names.isEmpty else { return "NULL::jsonb" }
         return "jsonb_build_object(\(SQL.joined(names.map { "\(literal: $0), \(row)\(identifier: $0)" })))"
     }
 }
