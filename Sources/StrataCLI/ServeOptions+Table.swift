@@ -5,7 +5,7 @@ import StrataCore
 import StrataDemo
 import StrataServer
 
-/// The table of `strata serve`'s options, in the order of `--help` and the README.
+/// The table of `strata serve`'s options, in the order of `--help` and of docs/LIMITS.md.
 extension ServeOptions {
     static let table: [any ServeOptionRow] = [
         demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
