@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ServeOptions
 
-    @Flag(name: .customLong("options-markdown"), help: "Print the options as the README's markdown table, and exit.")
+    @Flag(name: .customLong("options-markdown"), help: "Print the options as the markdown table of docs/LIMITS.md, and exit.")
     var optionsMarkdown = false
 
     func run() async throws {

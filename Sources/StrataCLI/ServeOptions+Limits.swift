@@ -120,4 +120,15 @@ extension ServeOptions {
         summary: "at SIGTERM, time for requests in flight before their statements stop",
         given: { $0.shutdownGrace }, parse: { $0 },
         apply: { text, setup in setup.configuration.shutdownGrace = try DurationText.parse(text, option: "--shutdown-grace") })
+
+    static let changeRetention: ServeOption<String> = ServeOption(
+        flag: "change-retention", valueName: "T", variable: "STRATA_CHANGE_RETENTION",
+        defaultValue: .literal(DurationText.option(defaults.changeRetention)),
+        summary: "how long a tracked service's change log keeps a change (`30d`, `12h`); older ones are pruned at start and hourly, and delta tokens older than this are gone",
+        given: { $0.changeRetention }, parse: { $0 },
+        apply: { text, setup in
+            let retention = try DurationText.parse(text, option: "--change-retention")
+            guard retention >= .seconds(60) else { throw ValidationError("--change-retention must be at least 1m, not \(text)") }
+            setup.configuration.changeRetention = retention
+        })
 }

@@ -1,4 +1,4 @@
-/// The README's options table, written from the option table (`strata serve --options-markdown`).
+/// The options table of docs/LIMITS.md ("Every option"), written from the option table (`strata serve --options-markdown`).
 extension ServeOptions {
     static var markdownTable: String {
         var lines = ["| option | environment | default | meaning |", "|---|---|---|---|"]

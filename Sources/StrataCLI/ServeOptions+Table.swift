@@ -5,13 +5,13 @@ import StrataCore
 import StrataDemo
 import StrataServer
 
-/// The table of `strata serve`'s options, in the order of `--help` and the README.
+/// The table of `strata serve`'s options, in the order of `--help` and of docs/LIMITS.md.
 extension ServeOptions {
     static let table: [any ServeOptionRow] = [
         demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
         maxBlobSize, logLevel, tokenLifetime, passwordHashCost, tokenAlgorithm, keySecretFile, keySecret, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
         maxExpandDepth, maxExpandWidth, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, headerTimeout,
-        idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, shutdownGrace,
+        idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, shutdownGrace, changeRetention,
     ]
 
     /// The defaults shown are the configuration's own.

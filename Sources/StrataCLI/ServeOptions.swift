@@ -38,6 +38,7 @@ struct ServeOptions: ParsableArguments {
     @Option(name: Self.maxConnections.name, help: Self.maxConnections.help) var maxConnections: Int?
     @Option(name: Self.trustedProxy.name, help: Self.trustedProxy.help) var trustedProxy: [String] = []
     @Option(name: Self.shutdownGrace.name, help: Self.shutdownGrace.help) var shutdownGrace: String?
+    @Option(name: Self.changeRetention.name, help: Self.changeRetention.help) var changeRetention: String?
 
     /// The server's configuration from these options, and the environment for those not given.
     func setup(environment: [String: String]) throws -> ServeSetup {

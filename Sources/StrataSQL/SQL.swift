@@ -26,6 +26,10 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
         case term(SQLTerm)
         case query(SelectQuery)
         case list([SQL], separator: StaticString)
+        /// A catalog name written as a string literal (DDL only, see ``StringInterpolation/appendInterpolation(literal:)``).
+        case literal(String)
+        /// SQL written as a string literal: the body of a PostgreSQL function.
+        case quoted(SQL)
     }
 
     package private(set) var pieces: [Piece]
@@ -97,6 +101,19 @@ package struct SQL: Sendable, ExpressibleByStringInterpolation {
 
         package mutating func appendInterpolation(_ sql: SQL) {
             pieces.append(contentsOf: sql.pieces)
+        }
+
+        /// A catalog name as a string literal (`'Car'`, quotes inside doubled), for the DDL of
+        /// triggers and functions, whose text is stored by the database and cannot take binds.
+        /// Only names from the catalog or the model go here, never request input.
+        package mutating func appendInterpolation(literal name: String) {
+            pieces.append(.literal(name))
+        }
+
+        /// SQL rendered and then written as one string literal: the body of a PostgreSQL function
+        /// (`AS '…'`). The inner SQL must have no bound values (a function body cannot take binds).
+        package mutating func appendInterpolation(quoted sql: SQL) {
+            pieces.append(.quoted(sql))
         }
     }
 }

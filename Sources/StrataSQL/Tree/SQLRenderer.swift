@@ -55,6 +55,12 @@ package struct SQLRenderer {
         text += catalogDefault.expression
     }
 
+    /// `'text'` with each quote doubled: standard SQL, the same on both databases (PostgreSQL's
+    /// `standard_conforming_strings` is on by default since 9.1, so backslashes are plain).
+    static func stringLiteral(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+    }
+
     package mutating func bind(_ value: ODataValue) {
         text += binder.placeholder(for: value)
     }
@@ -74,6 +80,13 @@ package struct SQLRenderer {
                     if index > 0 { text += separator.description }
                     append(part)
                 }
+            case .literal(let name):
+                text += Self.stringLiteral(name)
+            case .quoted(let inner):
+                var nested = SQLRenderer(dialect: dialect)
+                nested.append(inner)
+                precondition(nested.binds.isEmpty, "SQL written as a string literal cannot hold bound values")
+                text += Self.stringLiteral(nested.text)
             }
         }
     }

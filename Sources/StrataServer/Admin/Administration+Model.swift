@@ -20,6 +20,15 @@ extension Administration {
     public static func applyModelFile(_ text: String, path: String, to service: String, _ configuration: StrataConfiguration,
                                       logger: Logger) async throws -> String {
         try await withModels(configuration, logger: logger) { store, system in
+            try await storeModelFile(text, path: path, to: service, store: store, system: system, logger: logger).modelFileText(service: service)
+        }
+    }
+
+    /// ``applyModelFile(_:path:to:_:logger:)`` on an open store: checks, applies tracking, stores;
+    /// answers the model as it will be served.
+    static func storeModelFile(_ text: String, path: String, to service: String, store: any ServiceStore, system: SystemDatabase,
+                               logger: Logger) async throws -> ServiceLoader.Loaded {
+        do {
             let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
             let candidate = StoredModel(text: text, updatedAt: now)
             var models = try await system.serviceModels()
@@ -35,8 +44,16 @@ extension Administration {
             } catch let error as ModelFileError {
                 throw ModelFileError(path: path, line: error.line, message: error.message)
             }
+            // Tracking switched on or off takes effect now, by this process (§1 of the change-feed
+            // design), before the model is stored: a refusal stores nothing. The servers' reload
+            // then finds the triggers as the model wants them.
+            do {
+                try await ChangeCapture(storage: storage).apply(loaded.captureTables)
+            } catch let error as ChangeCaptureError {
+                throw ModelFileError(path: path, line: loaded.modelFile?.trackAll?.line, message: error.description)
+            }
             try await system.storeModel(candidate, for: service)
-            return loaded.modelFileText(service: service)
+            return loaded
         }
     }
 
@@ -49,7 +66,7 @@ extension Administration {
         }
     }
 
-    private static func withModels<T: Sendable>(
+    static func withModels<T: Sendable>(
         _ configuration: StrataConfiguration, logger: Logger,
         _ body: @Sendable (any ServiceStore, SystemDatabase) async throws -> T
     ) async throws -> T {
@@ -61,7 +78,7 @@ extension Administration {
         }
     }
 
-    private static func requireModel(_ service: String, store: any ServiceStore, system: SystemDatabase,
+    static func requireModel(_ service: String, store: any ServiceStore, system: SystemDatabase,
                                      _ configuration: StrataConfiguration, logger: Logger) async throws -> ServiceLoader.Loaded {
         guard let loaded = try await loadModel(service, store: store, system: system, modelDirectory: configuration.dataDirectory,
                                                logger: logger) else {
@@ -70,7 +87,7 @@ extension Administration {
         return loaded
     }
 
-    private static func noService(_ service: String, _ store: any ServiceStore) async throws -> ODataError {
+    static func noService(_ service: String, _ store: any ServiceStore) async throws -> ODataError {
         let names = try await store.discover().map(\.name).sorted()
         return ODataError.notFound("There is no service named '\(service)'. Services: \(names.joined(separator: ", ")).")
     }

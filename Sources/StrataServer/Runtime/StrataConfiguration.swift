@@ -60,6 +60,11 @@ public struct StrataConfiguration: Sendable {
     /// At shutdown (SIGTERM, SIGINT), how long requests in flight may take to finish before their
     /// statements are stopped; the process exits at most a few seconds later.
     public var shutdownGrace: Duration = .seconds(10)
+    /// How long a tracked service's change log keeps a change (docs/design/CHANGE-FEED.md §1): the
+    /// pruner deletes older ones at start and every hour. A delta token older than this is gone.
+    public var changeRetention: Duration = .seconds(30 * 86_400)
+    /// How often the pruner runs (besides once at start).
+    public var changePruneInterval: Duration = .seconds(3600)
     /// On a PostgreSQL system database, how long the server waits before opening its connection that
     /// listens for other servers' changes again, once it is lost; the pause doubles with each failed
     /// attempt, up to 30 s. Meanwhile the caches fall back to ``AuthSettings/cacheMaxAge``.

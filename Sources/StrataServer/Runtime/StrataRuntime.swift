@@ -31,6 +31,8 @@ final class StrataRuntime: Sendable {
     /// Fired when requests in flight at shutdown have had their grace period: their statements stop.
     let shutdown = InterruptSignal(reason: .shutdown)
     private let draining = Mutex(false)
+    /// Keeps tracked services' change logs within ``StrataConfiguration/changeRetention``.
+    let pruner = ChangeLogPruner()
 
     /// Whether a shutdown has begun: `/health/ready` then answers 503 so that balancers send no
     /// new requests while those in flight finish.
@@ -101,6 +103,9 @@ final class StrataRuntime: Sendable {
         }
         let report = try await reloadServices()
         if let (_, error) = report.refused.min(by: { $0.key < $1.key }) { throw error }
+        pruner.start(retention: configuration.changeRetention, interval: configuration.changePruneInterval, logger: logger) { [weak self] in
+            self?.allServices ?? []
+        }
     }
 
     /// One line at start saying where Strata's own tables are: a server given someone else's
@@ -160,6 +165,14 @@ final class StrataRuntime: Sendable {
                 logger.notice("Stored the data directory's model file for every server on the system database",
                               metadata: ["service": .string(storage.name), "path": .string(result.modelFile?.path ?? "")])
             }
+            do {
+                try await applyTracking(result, to: &storage)
+            } catch let error as ModelFileError {
+                logger.error("Change tracking refused", metadata: ["service": .string(storage.name), "error": .string(error.description)])
+                report.refused[storage.name] = error
+                if let kept = previous[storage.name] { loaded[storage.name] = kept }
+                continue
+            }
             storage.dateForms = result.dateForms
             let full = ODataService(storage: storage, catalog: result.built, settings: result.settings,
                                     maxProtocolVersion: result.maxProtocolVersion)
@@ -173,6 +186,28 @@ final class StrataRuntime: Sendable {
         }
         services.withLock { $0 = loaded }
         return report
+    }
+
+    /// Makes the service's database capture the changes its model file asks for (creating or
+    /// dropping triggers and the log, docs/design/CHANGE-FEED.md §1) and records the tracked tables
+    /// on its storage. A database that refuses is the model file's error: the service keeps being
+    /// served as it was, and a server that starts fails naming the service.
+    private func applyTracking(_ result: ServiceLoader.Loaded, to storage: inout ServiceStorage) async throws {
+        do {
+            let outcome = try await ChangeCapture(storage: storage).apply(result.captureTables)
+            if outcome != ChangeCapture.Outcome() {
+                logger.notice("Change tracking applied", metadata: [
+                    "service": .string(storage.name), "triggersCreated": .string(outcome.created.joined(separator: ",")),
+                    "triggersDropped": .string(outcome.dropped.joined(separator: ",")), "logCreated": "\(outcome.logCreated)",
+                    "logDropped": "\(outcome.logDropped)",
+                ])
+            }
+        } catch let error as ChangeCaptureError {
+            let line = result.modelFile?.trackAll?.line ?? result.modelFile?.tables.compactMap(\.track?.line).min()
+            throw ModelFileError(path: result.modelFile?.path ?? storage.name, line: line, message: error.description)
+        }
+        storage.trackedTables = result.trackedTables
+        storage.trackedColumnTypes = result.trackedColumnTypes
     }
 
     /// A service's full model, as administrators are served it.
@@ -191,6 +226,7 @@ final class StrataRuntime: Sendable {
     }
 
     func close() async {
+        pruner.stop()
         await store.close()
     }
 }

@@ -16,6 +16,12 @@ protocol Database: Sendable {
     /// Runs `body` inside a transaction that commits when it returns and rolls back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
+    /// Runs `body` in a read-only transaction with one snapshot for all its statements (SQLite:
+    /// `BEGIN` (deferred) … `COMMIT` on a reader connection, the snapshot taken at its first read;
+    /// PostgreSQL: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`). A change log window and
+    /// the rows it names are read in one (docs/design/CHANGE-FEED.md §2).
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+
     /// Checks that the database answers (for `/health`).
     func ping() async throws
 

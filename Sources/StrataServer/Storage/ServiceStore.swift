@@ -16,6 +16,12 @@ struct ServiceStorage: Sendable {
     /// catalog (``DateForms/init(_:service:logger:)``), by database names; empty until then. On
     /// PostgreSQL only its `date` columns have one, which refuses a time they would drop.
     var dateForms = DateForms()
+    /// The database tables whose changes are captured (the model file's `track`, applied by
+    /// ``ChangeCapture``); empty when the service is not tracked.
+    var trackedTables: Set<String> = []
+    /// Table → column → EDM type of the tracked tables' key and link columns, to decode the log
+    /// (``ChangeLog``).
+    var trackedColumnTypes: [String: [String: EDMPrimitiveType]] = [:]
 
     /// The qualified SQL name of the table behind one of the service's entity sets.
     func table(_ entitySet: String) -> TableName {
@@ -57,5 +63,5 @@ enum ServiceName {
 
     /// Service names that would shadow Strata's own routes (`.well-known` is no valid name anyway, but
     /// its path must reach the router, for `/.well-known/jwks.json`).
-    static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "strata_system", ".well-known"]
+    static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "strata_system", "strata_feed", ".well-known"]
 }

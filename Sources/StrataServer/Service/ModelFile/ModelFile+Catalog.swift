@@ -31,6 +31,14 @@ extension ModelFile {
     private func apply(_ entry: Table, to catalogTable: CatalogTable, dialect: SQLDialect) throws(ModelFileError) -> CatalogTable {
         var table = catalogTable
         table.exposedName = entry.name?.value
+        if let track = entry.track, track.value {
+            if table.isView {
+                throw error(track.line, "\(table.name) is a view: only tables can be tracked (a view has no rows of its own for a trigger to see); remove 'track'.")
+            }
+            if table.primaryKey.isEmpty && entry.key == nil {
+                throw error(track.line, "\(table.name) has no primary key: a tracked table needs one, or a 'key' declared here, to name its changed rows.")
+            }
+        }
         var hidden: Set<String> = []
         var restricted: [String: Int] = [:]
         for column in entry.columns {

@@ -17,9 +17,12 @@ extension ServiceLoader.Loaded {
             container: \(YAMLText.scalar(model.containerName))
             maxProtocolVersion: "\(maxProtocolVersion == .v1 ? "1.0" : "2.0")"
             allowClientKeys: \(settings.allowClientKeys)
-            tables:
 
             """
+        let trackAll = modelFile?.trackAll?.value == true
+        if trackAll { out += "track: all\n" }
+        let tracked = trackedTables
+        out += "tables:\n"
         let hidden = Dictionary(
             (modelFile?.tables ?? []).map { ($0.table, Set($0.columns.filter { $0.hidden?.value == true }.map(\.column))) },
             uniquingKeysWith: { $0.union($1) })
@@ -28,6 +31,7 @@ extension ServiceLoader.Loaded {
             let type = model.entityType(of: set)
             out += "  \(YAMLText.scalar(table.name)):\(table.isView ? "  # a view" : "")\n"
             out += "    name: \(YAMLText.scalar(set.name))\n"
+            if !trackAll && tracked.contains(table.name) { out += "    track: true\n" }
             if table.primaryKey.isEmpty {
                 out += "    key: \(YAMLText.list(table.declaredKey ?? type.keyNames.compactMap { columnName($0, in: table) }))"
                 out += table.declaredKey == nil ? "  # inferred: declare the view's real key\n" : "\n"

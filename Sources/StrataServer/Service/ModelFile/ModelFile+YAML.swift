@@ -14,7 +14,7 @@ extension ModelFile {
         } catch {
             throw reader.yamlError(error)
         }
-        let top = try reader.mapping(root, "the model file", allowed: ["namespace", "container", "maxProtocolVersion", "allowClientKeys", "tables"])
+        let top = try reader.mapping(root, "the model file", allowed: ["namespace", "container", "maxProtocolVersion", "allowClientKeys", "track", "tables"])
         for (key, value) in top {
             switch key.name {
             case "namespace":
@@ -29,6 +29,12 @@ extension ModelFile {
                 maxProtocolVersion = Entry(value: version, line: reader.line(value))
             case "allowClientKeys":
                 allowClientKeys = Entry(value: try reader.bool(value, "allowClientKeys"), line: reader.line(value))
+            case "track":
+                let text = try reader.string(value, "track")
+                guard let all = ["all": true, "none": false, "false": false][text] else {
+                    throw reader.error(value, "track at the top is 'all' (every table) or 'none'; to track some tables, give 'track: true' on each of them.")
+                }
+                trackAll = Entry(value: all, line: reader.line(value))
             default:
                 for (table, entry) in try reader.mapping(value, "tables", allowed: nil) {
                     tables.append(try reader.table(table, entry))
@@ -119,12 +125,14 @@ private struct NodeReader {
     func table(_ key: Key, _ node: Node) throws(ModelFileError) -> ModelFile.Table {
         var table = ModelFile.Table(table: key.name, line: key.line)
         let what = "the table \(key.name)"
-        for (setting, value) in try mapping(node, what, allowed: ["name", "key", "columns", "relationships"]) {
+        for (setting, value) in try mapping(node, what, allowed: ["name", "key", "track", "columns", "relationships"]) {
             switch setting.name {
             case "name":
                 table.name = .init(value: try identifier(value, "The name of \(key.name)"), line: line(value))
             case "key":
                 table.key = .init(value: try names(value, "The key of \(key.name)"), line: line(value))
+            case "track":
+                table.track = .init(value: try bool(value, "track (of \(key.name))"), line: line(value))
             case "columns":
                 for (column, entry) in try mapping(value, "the columns of \(key.name)", allowed: nil) {
                     table.columns.append(try self.column(column, entry, table: key.name))

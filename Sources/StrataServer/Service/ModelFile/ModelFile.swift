@@ -23,6 +23,8 @@ struct ModelFile: Sendable, Equatable {
     /// Whether clients may give values for keys the database generates (the service setting
     /// `--allow-client-keys`, which the file overrides when it says).
     var allowClientKeys: Entry<Bool>?
+    /// `track: all`: every table's changes are captured (docs/design/CHANGE-FEED.md §1).
+    var trackAll: Entry<Bool>?
     var tables: [Table] = []
 
     /// A value and the line it is on.
@@ -39,6 +41,8 @@ struct ModelFile: Sendable, Equatable {
         var name: Entry<String>?
         /// The key of a view or of a table without a primary key, as database column names.
         var key: Entry<[String]>?
+        /// `track: true`: the table's changes are captured (a table only, not a view).
+        var track: Entry<Bool>?
         var columns: [Column] = []
         var relationships: [Relationship] = []
     }

@@ -4,7 +4,7 @@ import StrataSQL
 /// Reads tables, columns, keys and foreign keys of a SQLite file through its pragma table functions.
 struct SQLiteCatalogReader: CatalogReader {
     func readTables(_ connection: any DatabaseConnection) async throws -> [CatalogTable] {
-        let objects = try await connection.query("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+        let objects = try await connection.query("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_strata\\_%' ESCAPE '\\' ORDER BY name",
             types: [.string, .string])
         var tables: [CatalogTable] = []
         for row in objects.rows {

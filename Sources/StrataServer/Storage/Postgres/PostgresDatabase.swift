@@ -44,9 +44,17 @@ final class PostgresDatabase: Database {
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await transaction(begin: "BEGIN", body)
+    }
+
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    private func transaction<T: Sendable>(begin: SQL, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await leased { session in
             let logger = self.logger
-            try await session.execute(SQLStatement("BEGIN", dialect: self.dialect).oneRow())
+            try await session.execute(SQLStatement(begin, dialect: self.dialect).oneRow())
             do {
                 let result = try await body(session)
                 try await session.execute(SQLStatement("COMMIT", dialect: self.dialect).oneRow())

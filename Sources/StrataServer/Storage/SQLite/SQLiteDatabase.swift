@@ -27,6 +27,15 @@ final class SQLiteDatabase: Database {
     private let logger: Logger
     /// Where write transactions run (see ``SQLiteWriterExecutor``).
     let writerExecutor = SQLiteWriterExecutor()
+    /// Whether the file's changes are captured (set by ``ChangeCapture`` when it applies a model):
+    /// then each write transaction counts itself in `_strata_feed` (docs/design/CHANGE-FEED.md §2).
+    /// A flag, not a query per write.
+    private let countsTransactions = Atomic<Bool>(false)
+
+    var tracksChanges: Bool {
+        get { countsTransactions.load(ordering: .acquiring) }
+        set { countsTransactions.store(newValue, ordering: .releasing) }
+    }
 
     /// The threads SQLite statements run on when they are not cheap enough for the caller's thread:
     /// as many as the connections that may run such statements at once (readers, scanners and the
@@ -91,6 +100,22 @@ final class SQLiteDatabase: Database {
         }
     }
 
+    /// A deferred transaction on a reader: SQLite's WAL snapshot is taken at its first read and
+    /// kept until `COMMIT`, whatever the writer commits meanwhile.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await readers.with { handle in
+            try handle.execute("BEGIN")
+            do {
+                let result = try await body(SQLiteSession(handle: handle, counter: counter, threadPool: threadPool))
+                try handle.execute("COMMIT")
+                return result
+            } catch {
+                if handle.inTransaction { try? handle.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
     /// `BEGIN`, `COMMIT` and `ROLLBACK` run on the caller's thread: with WAL and `synchronous=NORMAL`
     /// a commit appends to the log without syncing, and the checkpoint SQLite would otherwise run
     /// inside it runs on the thread pool afterwards (see ``SQLiteHandle/checkpointDue``). Only a
@@ -116,7 +141,9 @@ final class SQLiteDatabase: Database {
             }
             let result: T
             do {
+                let counting = tracksChanges && countTransaction(handle, ChangeCaptureSQL.sqliteBeginTransaction)
                 result = try await body(session)
+                if counting { _ = countTransaction(handle, ChangeCaptureSQL.sqliteEndTransaction) }
                 counter.increment()
                 try handle.execute("COMMIT")
             } catch {
@@ -138,6 +165,19 @@ final class SQLiteDatabase: Database {
                 }
             }
             return result
+        }
+    }
+
+    /// Runs one of the transaction counter's statements; a file whose log another process dropped
+    /// stops counting instead of failing every write.
+    private func countTransaction(_ handle: SQLiteHandle, _ statement: SQL) -> Bool {
+        do {
+            try handle.execute(statement)
+            return true
+        } catch {
+            logger.warning("SQLite change log counter missing; no longer counting", metadata: ["path": .string(path), "error": "\(error)"])
+            tracksChanges = false
+            return false
         }
     }
 

@@ -1,0 +1,17 @@
+import StrataCore
+
+/// One row of a change log: a row of `table` was inserted, updated or deleted. Only its identity
+/// is logged; the current values are read when the change is delivered (§1: "keys only").
+struct LoggedChange: Sendable, Hashable {
+    var position: Int64
+    /// PostgreSQL's top-level transaction id (`xid8`); SQLite's transaction counter. nil: another
+    /// program's write on SQLite, which has no counter.
+    var transaction: Int64?
+    /// The database table name (not the entity set name).
+    var table: String
+    /// Database column name → value, decoded with the catalog's column types so that it binds
+    /// back equal in a `WHERE column = $1` (see ``ChangeLog``).
+    var key: [String: ODataValue]
+    /// The foreign-key column values of that side of the change; empty when the table has none.
+    var links: [String: ODataValue]
+}

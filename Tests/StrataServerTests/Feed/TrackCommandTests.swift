@@ -1,0 +1,60 @@
+import Foundation
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// `strata service track` as a person runs it, against a SQLite data directory: triggers and the
+/// log appear in the file, other programs' writes are logged, `--off` removes everything.
+@Suite("strata service track")
+struct TrackCommandTests {
+    @Test("Track two tables, refuse an unknown one, then switch tracking off")
+    func trackAndOff() async throws {
+        let configuration = try await TestDatabases.shared.configuration(.sqlite)
+        let data = configuration.dataDirectory
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let file = data + "/cardealer.sqlite"
+        func run(_ arguments: String...) async throws -> BlobCommandTests.Run {
+            let arguments = Array(arguments)
+            return try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(with: Result { try BlobCommandTests.strata(arguments, environment: [:], input: nil, directory: data) })
+                }
+            }
+        }
+        func triggers() throws -> [String] {
+            try PythonSQLite.query(file, "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").compactMap { $0.first?.stringValue }
+        }
+
+        let tracked = try await run("service", "track", "cardealer", "--tables", "Car,Person", "--data", data)
+        #expect(tracked.status == 0, "\(tracked.errors)")
+        #expect(tracked.output.contains("The service cardealer tracks: Car, Person."), "\(tracked.output)")
+        #expect(try triggers() == ["strata_track_Car_d", "strata_track_Car_i", "strata_track_Car_u",
+                                   "strata_track_Person_d", "strata_track_Person_i", "strata_track_Person_u"])
+        // Another program (Python's own SQLite, without Strata's functions) writes; the log has it.
+        try PythonSQLite.execute(file, #"INSERT INTO "Car" ("make", "model") VALUES ('Lada', 'Niva')"#)
+        let logged = try PythonSQLite.query(file, "SELECT tbl, op, txn FROM _strata_changes")
+        #expect(logged.count == 1 && logged.first?.first?.stringValue == "Car" && logged.first?[2] == .null, "\(logged)")
+        // The model shows it.
+        let model = try await run("service", "model", "cardealer", "--data", data)
+        #expect(model.output.contains("  Car:\n    name: Car\n    track: true\n"), "\(model.output)")
+
+        let unknown = try await run("service", "track", "cardealer", "--tables", "Cars", "--data", data)
+        #expect(unknown.status != 0)
+        #expect(unknown.errors.contains("no table 'Cars'") && unknown.errors.contains("PersonCar"), "\(unknown.errors)")
+
+        let some = try await run("service", "track", "cardealer", "--tables", "Person", "--off", "--data", data)
+        #expect(some.output.contains("tracks: Car."), "\(some.output)")
+        #expect(try triggers().count == 3)
+
+        let off = try await run("service", "track", "cardealer", "--off", "--data", data)
+        #expect(off.status == 0, "\(off.errors)")
+        #expect(off.output.contains("The service cardealer tracks no table."), "\(off.output)")
+        #expect(try triggers().isEmpty)
+        #expect(try PythonSQLite.query(file, "SELECT name FROM sqlite_master WHERE name LIKE '\\_strata%' ESCAPE '\\'").isEmpty)
+
+        let all = try await run("service", "track", "cardealer", "--data", data)
+        #expect(all.output.contains("tracks: Car, Maintenance, Person, PersonCar, PersonCarMaintenance."), "\(all.output)")
+        let allModel = try await run("service", "model", "cardealer", "--data", data)
+        #expect(allModel.output.contains("\ntrack: all\n"), "\(allModel.output)")
+    }
+}
