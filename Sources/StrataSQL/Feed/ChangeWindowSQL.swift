@@ -16,7 +16,7 @@ extension ChangeCaptureSQL {
     /// SQLite: the changes with `after < position <= upTo`, at most `limit`.
     package func sqliteWindow(after: Int64, upTo: Int64, limit: Int) -> SQL {
         """
-        SELECT position, txn, tbl, key, links FROM \(log) WHERE position > \(bind: .int64(after)) AND position <= \(bind: .int64(upTo)) \
+        SELECT position, txn, tbl, key, links, op FROM \(log) WHERE position > \(bind: .int64(after)) AND position <= \(bind: .int64(upTo)) \
         ORDER BY position LIMIT \(limit)
         """
     }
@@ -25,7 +25,7 @@ extension ChangeCaptureSQL {
     /// consecutive: it held the file's write lock while it took them).
     package func sqliteRestOfTransaction(after position: Int64, upTo: Int64, txn: Int64) -> SQL {
         """
-        SELECT position, txn, tbl, key, links FROM \(log) WHERE position > \(bind: .int64(position)) AND position <= \(bind: .int64(upTo)) \
+        SELECT position, txn, tbl, key, links, op FROM \(log) WHERE position > \(bind: .int64(position)) AND position <= \(bind: .int64(upTo)) \
         AND txn = \(bind: .int64(txn)) ORDER BY position
         """
     }
@@ -34,7 +34,7 @@ extension ChangeCaptureSQL {
     /// (snapshot texts), and when `beforeTxn` is given only those of transactions below it.
     package func postgresWindow(previous: String, end: String, beforeTxn: Int64? = nil) -> SQL {
         var sql: SQL = """
-            SELECT position, txn::text::bigint, tbl, key::text, links::text FROM \(log) \
+            SELECT position, txn::text::bigint, tbl, key::text, links::text, op FROM \(log) \
             WHERE txn >= pg_snapshot_xmin(\(bind: .string(previous))::pg_snapshot) \
             AND NOT pg_visible_in_snapshot(txn, \(bind: .string(previous))::pg_snapshot) \
             AND pg_visible_in_snapshot(txn, \(bind: .string(end))::pg_snapshot)

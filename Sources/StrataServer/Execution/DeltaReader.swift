@@ -72,7 +72,7 @@ struct DeltaReader: Sendable {
                         return value.converted(to: pair.property.type) ?? value
                     }
                     if seen.insert(key).inserted { keys[index].append(key) }
-                    if change.op != "I" { existed[index].insert(key) }
+                    if change.operation != .insert { existed[index].insert(key) }
                 }
                 // One order for every page of the window, whatever order the log gave.
                 keys[index].sort { Self.ordering($0, $1) }

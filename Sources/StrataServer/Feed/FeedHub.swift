@@ -313,7 +313,7 @@ actor FeedHub {
                 guard let (_, type) = setsByTable[change.table] else { continue }
                 let key = FeedRows.TableKey(table: change.table, key: FeedRows.key(of: change, type: type, storage: service.storage))
                 lastTransaction[key] = index
-                if change.op != "I" { existedBefore.insert(key) }
+                if change.operation != .insert { existedBefore.insert(key) }
                 keys.append(key)
             }
             keysOf.append(keys)

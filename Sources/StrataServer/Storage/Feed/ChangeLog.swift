@@ -92,12 +92,13 @@ struct ChangeLog: Sendable {
         }
     }
 
-    private static let rowTypes: [EDMPrimitiveType?] = [.int64, .int64, .string, .string, .string]
+    private static let rowTypes: [EDMPrimitiveType?] = [.int64, .int64, .string, .string, .string, .string]
 
     private func change(_ row: [ODataValue]) -> LoggedChange {
         let table = row[2].stringValue ?? ""
         return LoggedChange(position: row[0].integerValue ?? 0, transaction: row[1].integerValue, table: table,
-                            key: decoding.values(row[3].stringValue, table: table), links: decoding.values(row[4].stringValue, table: table))
+                            key: decoding.values(row[3].stringValue, table: table), links: decoding.values(row[4].stringValue, table: table),
+                            operation: LoggedChange.Operation(rawValue: row[5].stringValue ?? "") ?? .update)
     }
 
     private func sqliteWindow(after: Int64, bound: Int64, limit: Int, _ connection: any DatabaseConnection) async throws -> ChangeWindow {

@@ -14,4 +14,14 @@ struct LoggedChange: Sendable, Hashable {
     var key: [String: ODataValue]
     /// The foreign-key column values of that side of the change; empty when the table has none.
     var links: [String: ODataValue]
+    /// What the statement did. Never decides what a reader gets (the current row does), except
+    /// that a key only inserted in a window did not exist before it: a reader that cannot see its
+    /// row now never had it, and needs no deletion.
+    var operation: Operation = .update
+
+    enum Operation: String, Sendable, Hashable {
+        case insert = "I"
+        case update = "U"
+        case delete = "D"
+    }
 }
