@@ -88,6 +88,8 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         }
     }
     let started = StartSignal()
+    // A signal has one waiter: the feed's listener gets its own.
+    let feedStarted = StartSignal()
     if let location = configuration.systemPostgresLocation {
         var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(),
                                               channel: runtime.system.changeChannel, logger: logger)
@@ -98,7 +100,7 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(), channel: FeedWakeService.channel,
                                               logger: logger)
         listener.retry = configuration.changeListenerRetry
-        services.append(FeedWakeService(listener: listener, hubs: runtime.feedHubs, started: started))
+        services.append(FeedWakeService(listener: listener, hubs: runtime.feedHubs, started: feedStarted))
     }
     var app = Application(
         router: Routes.responder(runtime: runtime),
@@ -110,6 +112,7 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
     app.beforeServerStarts {
         try await runtime.start()
         started.fire()
+        feedStarted.fire()
     }
     return BuiltServer(application: app, runtime: runtime, changes: changes)
 }
