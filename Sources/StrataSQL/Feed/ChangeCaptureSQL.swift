@@ -70,9 +70,36 @@ package struct ChangeCaptureSQL: Sendable {
         ["i", "u", "d"].map { dialect == .sqlite ? "strata_track_\(table)_\($0)" : "strata_track_\($0)" }
     }
 
-    /// The PostgreSQL function the three triggers of a table call.
+    /// The PostgreSQL function the three triggers of a table call: `<service>.<table>`, or when
+    /// that is longer than PostgreSQL's 63-byte names (which it would silently cut, so that two
+    /// tables could share one function) its first characters and a hash of the whole.
     package func function(of table: String) -> TableName {
-        TableName(schema: Self.feedSchema, name: "\(service).\(table)")
+        let full = "\(service).\(table)"
+        guard full.utf8.count > 63 else { return TableName(schema: Self.feedSchema, name: full) }
+        return TableName(schema: Self.feedSchema, name: Self.prefix(full, bytes: 46) + "_" + Self.fnv1a(full))
+    }
+
+    /// The start of every function name of this service (``existingFunctions``).
+    private var functionPrefix: String { Self.prefix("\(service).", bytes: 46) }
+
+    private static func prefix(_ text: String, bytes: Int) -> String {
+        var result = ""
+        for character in text {
+            guard result.utf8.count + character.utf8.count <= bytes else { break }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// 64-bit FNV-1a as 16 hex digits: stable across runs and machines, unlike `hashValue`.
+    private static func fnv1a(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     // MARK: - The log and its metadata
@@ -203,7 +230,8 @@ package struct ChangeCaptureSQL: Sendable {
     package var existingFunctions: SQL {
         """
         SELECT p.proname::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace \
-        WHERE n.nspname = \(bind: .string(Self.feedSchema)) AND left(p.proname::text, \(bind: .int64(Int64(service.utf8.count + 1)))::integer) = \(bind: .string(service + "."))
+        WHERE n.nspname = \(bind: .string(Self.feedSchema)) \
+        AND left(p.proname::text, \(bind: .int64(Int64(functionPrefix.unicodeScalars.count)))::integer) = \(bind: .string(functionPrefix))
         """
     }
 

@@ -28,33 +28,31 @@ extension Administration {
     /// answers the model as it will be served.
     static func storeModelFile(_ text: String, path: String, to service: String, store: any ServiceStore, system: SystemDatabase,
                                logger: Logger) async throws -> ServiceLoader.Loaded {
-        do {
-            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-            let candidate = StoredModel(text: text, updatedAt: now)
-            var models = try await system.serviceModels()
-            models[service] = candidate
-            // The text alone, not a file in the data directory that may be newer.
-            let loader = ServiceLoader(modelDirectory: nil, storedModels: models, logger: logger)
-            guard let storage = try await store.discover().first(where: { $0.name == service }) else {
-                throw try await noService(service, store)
-            }
-            let loaded: ServiceLoader.Loaded
-            do {
-                loaded = try await loader.load(storage, settings: try await system.serviceSettings()[service] ?? ServiceSettings())
-            } catch let error as ModelFileError {
-                throw ModelFileError(path: path, line: error.line, message: error.message)
-            }
-            // Tracking switched on or off takes effect now, by this process (§1 of the change-feed
-            // design), before the model is stored: a refusal stores nothing. The servers' reload
-            // then finds the triggers as the model wants them.
-            do {
-                try await ChangeCapture(storage: storage).apply(loaded.captureTables)
-            } catch let error as ChangeCaptureError {
-                throw ModelFileError(path: path, line: loaded.modelFile?.trackAll?.line, message: error.description)
-            }
-            try await system.storeModel(candidate, for: service)
-            return loaded
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let candidate = StoredModel(text: text, updatedAt: now)
+        var models = try await system.serviceModels()
+        models[service] = candidate
+        // The text alone, not a file in the data directory that may be newer.
+        let loader = ServiceLoader(modelDirectory: nil, storedModels: models, logger: logger)
+        guard let storage = try await store.discover().first(where: { $0.name == service }) else {
+            throw try await noService(service, store)
         }
+        let loaded: ServiceLoader.Loaded
+        do {
+            loaded = try await loader.load(storage, settings: try await system.serviceSettings()[service] ?? ServiceSettings())
+        } catch let error as ModelFileError {
+            throw ModelFileError(path: path, line: error.line, message: error.message)
+        }
+        // Tracking switched on or off takes effect now, by this process (§1 of the change-feed
+        // design), before the model is stored: a refusal stores nothing. The servers' reload
+        // then finds the triggers as the model wants them.
+        do {
+            try await ChangeCapture(storage: storage).apply(loaded.captureTables)
+        } catch let error as ChangeCaptureError {
+            throw ModelFileError(path: path, line: loaded.modelFile?.trackAll?.line, message: error.description)
+        }
+        try await system.storeModel(candidate, for: service)
+        return loaded
     }
 
     /// Removes `service`'s stored model file (`strata service model NAME --remove`): the service

@@ -220,6 +220,23 @@ struct ChangeCaptureTests {
         }
     }
 
+    @Test("The runtime's pruner prunes every tracked service and leaves recent changes", arguments: Backend.allCases)
+    func runtimePruner(_ backend: Backend) async throws {
+        try await withTrackedServer(backend, tables: ["Car"]) { server in
+            let start = try await server.current()
+            for index in 0..<3 { _ = try await server.client.post("/cardealer/Car", #"{"make":"M\#(index)","model":"X"}"#) }
+            let table = backend == .sqlite ? "_strata_changes" : "strata_feed.cardealer"
+            let age = backend == .sqlite ? "at - 7200" : "at - interval '2 hours'"
+            try await server.foreign("UPDATE \(table) SET at = \(age)")
+            _ = try await server.client.post("/cardealer/Car", #"{"make":"New","model":"X"}"#)
+            await ChangeLogPruner.pruneAll(server.runtime.allServices, retention: .seconds(3600), logger: TestDatabases.logger)
+            let rest = try await server.window(after: start)
+            #expect(rest.changes.count == 1)
+            let info = try #require(try await server.info())
+            #expect(try server.log.isPruned(start, info: info))
+        }
+    }
+
     /// Triggers Strata made on the service's tables.
     private func triggerCount(_ server: TrackedServer) async throws -> Int {
         let sql = ChangeCaptureSQL(dialect: server.backend == .sqlite ? .sqlite : .postgres, service: "cardealer",

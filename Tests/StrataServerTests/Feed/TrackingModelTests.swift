@@ -56,4 +56,15 @@ struct TrackingModelTests {
         #expect(try loaded("tables:\n  Orders:\n    track: false\n").trackedTables.isEmpty)
         #expect(try loaded("").trackedTables.isEmpty)
     }
+
+    @Test("PostgreSQL trigger functions have names within 63 bytes, distinct for long table names")
+    func longFunctionNames() {
+        let sql = ChangeCaptureSQL(dialect: .postgres, service: "cardealer", schema: "cardealer")
+        #expect(sql.function(of: "Car").name == "cardealer.Car")
+        let long = String(repeating: "x", count: 60)
+        let first = sql.function(of: long + "_one").name, second = sql.function(of: long + "_two").name
+        #expect(first.utf8.count <= 63 && second.utf8.count <= 63)
+        #expect(first != second && first.hasPrefix("cardealer.xxx"))
+        #expect(sql.function(of: long + "_one").name == first, "stable")
+    }
 }
