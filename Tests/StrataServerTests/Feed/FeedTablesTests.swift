@@ -87,6 +87,8 @@ struct FeedTablesTests {
     }
 
     static func rightsSetup(_ admin: Administration) async throws {
+        // Test services are readable by anyone; here only the grants decide.
+        try await admin.setAnonymousAccess(.none, service: FeedFixtures.serviceName)
         for name in ["ann", "bob"] {
             try await admin.addUser(name, password: TestAccounts.password(name), roles: [RoleAssignment(role: "owner", service: FeedFixtures.serviceName)])
         }
