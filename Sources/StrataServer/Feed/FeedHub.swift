@@ -96,6 +96,7 @@ actor FeedHub {
             continuation.yield(FeedEvent.ready(token: try start.encoded(with: settings.keys)))
         }
         groups[key, default: Group(shape: shape)].subscribers[id] = continuation
+        ensureLoop()
         return (id, events)
     }
 
@@ -116,7 +117,7 @@ actor FeedHub {
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             waiters[id] = continuation
-            wakeLoop()
+            ensureLoop()
         }
     }
 
@@ -159,25 +160,29 @@ actor FeedHub {
         }
         cursor = current
         epoch = info.epoch
-        loop = Task { [weak self] in await self?.run() }
+    }
+
+    /// The loop runs while anyone listens (subscribers or long-polls); the next one starts it again.
+    private var isListenedTo: Bool { !groups.isEmpty || !waiters.isEmpty }
+
+    private func ensureLoop() {
+        guard loop == nil, !closed else { return }
+        loop = Task { await self.run() }
     }
 
     private func run() async {
-        while !Task.isCancelled, !closed {
+        defer { loop = nil }
+        while !Task.isCancelled, !closed, isListenedTo {
             await sleep(pollInterval)
             guard !closed else { return }
-            let listening = !groups.isEmpty || !waiters.isEmpty
-            if listening {
-                do {
-                    var due = pendingWake || service.dialect == .postgres
-                    if !due { due = try await hasNewPositions() }
-                    if due {
-                        pendingWake = false
-                        try await advance()
-                    }
-                } catch {
-                    logger.warning("Could not read the change log", metadata: ["service": .string(service.name), "error": "\(error)"])
-                }
+            let woken = pendingWake
+            pendingWake = false
+            do {
+                var due = woken || service.dialect == .postgres
+                if !due { due = try await hasNewPositions() }
+                if due { try await advance() }
+            } catch {
+                logger.warning("Could not read the change log", metadata: ["service": .string(service.name), "error": "\(error)"])
             }
             if ContinuousClock.now - lastHeartbeat >= Self.heartbeatInterval {
                 lastHeartbeat = .now
