@@ -88,6 +88,10 @@ struct TrackingTestError: Error, CustomStringConvertible {
 /// transactions).
 func enableTracking(_ runtime: StrataRuntime, _ configuration: StrataConfiguration, service: String = "cardealer",
                     tables: [String]? = nil, off: Bool = false) async throws {
+    // The demo tracks every table of cardealer: naming tables means exactly those, so start from none.
+    if tables != nil, !off {
+        _ = try await Administration.track(service, tables: nil, off: true, configuration, logger: TestDatabases.logger)
+    }
     _ = try await Administration.track(service, tables: tables, off: off, configuration, logger: TestDatabases.logger)
     let report = try await runtime.reloadServices()
     #expect(report.refused.isEmpty, "\(report.refused)")

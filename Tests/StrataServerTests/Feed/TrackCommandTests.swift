@@ -25,6 +25,11 @@ struct TrackCommandTests {
             try PythonSQLite.query(file, "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").compactMap { $0.first?.stringValue }
         }
 
+        // The demo tracks every table of cardealer (its model file's `track: all`): start from none.
+        let untracked = try await run("service", "track", "cardealer", "--off", "--data", data)
+        #expect(untracked.status == 0, "\(untracked.errors)")
+        #expect(try triggers().isEmpty)
+
         let tracked = try await run("service", "track", "cardealer", "--tables", "Car,Person", "--data", data)
         #expect(tracked.status == 0, "\(tracked.errors)")
         #expect(tracked.output.contains("The service cardealer tracks: Car, Person."), "\(tracked.output)")
