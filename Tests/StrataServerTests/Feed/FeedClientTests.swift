@@ -17,9 +17,11 @@ struct FeedClientTests {
             let first = try await adapter.fetchTables(["Person", "Car"], track: true)
             var briefcase = Briefcase(tables: first.tables)
             briefcase.deltaToken = first.token
-            let people = try #require(briefcase.table("Person")).rows.count
+            let people = try #require(briefcase["Person"]).rows.count
 
-            let stream = adapter.changeStream(["Person"], since: first.token)
+            // A stream follows its own query: Person alone, from a token of Person alone.
+            let personToken = try #require(try await adapter.fetchTables(["Person"], track: true).token)
+            let stream = adapter.changeStream(["Person"], since: personToken)
             let received = Task { () -> [String] in
                 var names: [String] = []
                 for try await event in stream {
@@ -39,7 +41,7 @@ struct FeedClientTests {
 
             let delta = try await adapter.fetchChanges(["Person", "Car"], since: try #require(briefcase.deltaToken))
             try briefcase.apply(delta)
-            let person = try #require(briefcase.table("Person"))
+            let person = try #require(briefcase["Person"])
             #expect(person.rows.count == people)
             #expect(person.row(where: "personID", is: .int32(1))?["firstName"] == .string("Streamed"))
             #expect(briefcase.deltaToken == delta.token)

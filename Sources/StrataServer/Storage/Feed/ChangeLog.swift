@@ -85,9 +85,11 @@ struct ChangeLog: Sendable {
         switch (cursor, info.horizon) {
         case (_, nil): return false
         case (.position(let position), .position(let horizon)?): return position < horizon
-        // Every pruned transaction is below the horizon's xmin; a cursor whose xmin reaches it saw
-        // all of them, so none of its undelivered changes was pruned.
-        case (.snapshot(let snapshot), .snapshot(let horizon)?): return snapshot.xmin < horizon.xmin
+        // Every pruned transaction is below the horizon's xmin. A cursor to which all of those are
+        // visible had them delivered: none of its undelivered changes was pruned. Comparing xmins
+        // alone would refuse cursors taken while any long transaction ran anywhere in the cluster.
+        case (.snapshot(let snapshot), .snapshot(let horizon)?):
+            return !(horizon.xmin <= snapshot.xmax && snapshot.inProgress.allSatisfy { $0 >= horizon.xmin })
         default: return true
         }
     }
