@@ -7,8 +7,10 @@ import StrataCore
 /// are read, printed back from their parsed form so that spacing and option order do not matter.
 /// A token followed with another query is refused.
 ///
-/// The rights': the caller, and per set the row filter after its claims were substituted and the
-/// columns served to the caller. Any grant, role, claim or model change that touches what the
+/// The rights': per set, the row filter after its claims were substituted and the columns served
+/// to the caller. Not the caller's name: every delta is read again under the current caller's
+/// rights, so a token carries no authority, and callers with equal rights share the stream's
+/// groups (``FeedHub``). Any grant, role, claim or model change that touches what the
 /// caller may read alters it, and the token is refused with `410 Gone`: a correct delta after a
 /// widening would need every row that entered the caller's rows without changing — a full read,
 /// which is what the refusal asks the client to do.
@@ -26,8 +28,8 @@ enum FeedFingerprint {
     /// Options of the feed itself, which change from page to page and delta to delta.
     static let feedOptions: Set<String> = ["!deltatoken", "!deltastart", "since", "wait", "track", "names", "sets"]
 
-    static func rights(principal: Principal?, service: ODataService, sets: [(set: EntitySet, filter: BoundExpression?)]) -> [UInt8] {
-        var parts = ["rights", service.name, principal.map { ($0.issuer ?? "") + "\u{1}" + $0.subject } ?? "anonymous"]
+    static func rights(service: ODataService, sets: [(set: EntitySet, filter: BoundExpression?)]) -> [UInt8] {
+        var parts = ["rights", service.name]
         for (set, filter) in sets {
             let type = service.model.entityType(of: set)
             parts.append(set.name)

@@ -22,7 +22,7 @@ struct DeltaReader: Sendable {
 
     /// Keys per statement: bounded so that the bound parameters of one statement stay far below
     /// SQLite's and PostgreSQL's limits whatever the key width.
-    static let keysPerStatement = 500
+    static let keysPerStatement = 1_000
 
     /// One page of a delta: per target, in the order of ``targets``.
     struct Page: Sendable {

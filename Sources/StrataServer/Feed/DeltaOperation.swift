@@ -99,7 +99,7 @@ struct DeltaOperation: Sendable {
     private func fingerprints() throws -> (query: [UInt8], rights: [UInt8]) {
         let options = try QueryOptions(parsing: call.url.rawQuery, limits: call.settings.queryLimits)
         return (FeedFingerprint.query(service: service.name, sets: [set.name], options: options),
-                FeedFingerprint.rights(principal: call.principal, service: service, sets: [(set, try access.rowFilter(set.name))]))
+                FeedFingerprint.rights(service: service, sets: [(set, try access.rowFilter(set.name))]))
     }
 
     private func isTrackable() throws -> Bool {

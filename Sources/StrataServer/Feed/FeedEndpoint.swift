@@ -44,6 +44,8 @@ struct FeedEndpoint: Sendable {
         let events: FeedHub.Events
         do {
             events = try await hub.subscribe(shape, from: token).events
+        } catch is FeedHub.Replaced {
+            throw ODataError.serviceUnavailable("The service was reloaded while the stream started; connect again (an EventSource does so by itself).")
         } catch is DeltaReader.Gone {
             throw FeedSettings.gone("Change tracking of these sets was switched off or restarted since the token was issued, or its changes were pruned.",
                                     reload: reload)

@@ -29,6 +29,10 @@ actor FeedHub {
 
     typealias Events = AsyncStream<[UInt8]>
 
+    /// The hub was closed (its service reloaded, or the server stopping) while a subscriber joined:
+    /// the client connects again and finds the new hub.
+    struct Replaced: Error {}
+
     private struct Group {
         var shape: FeedShape
         var subscribers: [UUID: Events.Continuation] = [:]
@@ -94,6 +98,12 @@ actor FeedHub {
         } else if let cursor, let epoch {
             let start = FeedToken(epoch: epoch, issuedAt: now, cursor: cursor, query: shape.query, rights: shape.rights)
             continuation.yield(FeedEvent.ready(token: try start.encoded(with: settings.keys)))
+        }
+        // The hub may have been closed while this subscriber caught up (its service was reloaded):
+        // joining now would wait for ever on a hub nobody wakes.
+        guard !closed else {
+            continuation.finish()
+            throw Replaced()
         }
         groups[key, default: Group(shape: shape)].subscribers[id] = continuation
         ensureLoop()

@@ -65,7 +65,7 @@ struct FeedQuery: Sendable {
     }
 
     var rightsFingerprint: [UInt8] {
-        FeedFingerprint.rights(principal: call.principal, service: call.service, sets: members.map { ($0.set, $0.rowFilter) })
+        FeedFingerprint.rights(service: call.service, sets: members.map { ($0.set, $0.rowFilter) })
     }
 
     /// The served properties of a member: what `$select` names and the key, in the type's order.

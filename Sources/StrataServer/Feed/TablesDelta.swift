@@ -78,7 +78,8 @@ struct TablesDelta: Sendable {
                                               plan: try ReadPlanner(service: call.service, access: access).plan(path, member.bound)))
         }
         let reader = DeltaReader(service: call.service, targets: targets)
-        let pageSize = call.service.settings.pageSize ?? call.settings.pageSize
+        // Compact rows are small and each page reads the window again: deltas page ten times coarser.
+        let pageSize = (call.service.settings.pageSize ?? call.settings.pageSize) * 10
         let deadline = ContinuousClock.now + .seconds(wait)
         var page: DeltaReader.Page
         while true {
@@ -92,7 +93,9 @@ struct TablesDelta: Sendable {
             }
             let remaining = deadline - ContinuousClock.now
             guard page.total == 0, token.windowEnd == nil, remaining > .zero else { break }
-            _ = try await hub.waitForChanges(timeout: remaining)
+            // At most a second at a time: a change committed between this read and the hub's
+            // first look at the log is then found by the next read rather than after the whole wait.
+            _ = try await hub.waitForChanges(timeout: min(remaining, .seconds(1)))
         }
         var next = token
         next.issuedAt = Int64(settings.now().timeIntervalSince1970)

@@ -10,8 +10,8 @@ import StrataClient
 
 enum ReadmeSnippets {
 
-    static func snippetAtLine89(password: String) async throws {
-#sourceLocation(file: "README.md", line: 90)
+    static func snippetAtLine101(password: String) async throws {
+#sourceLocation(file: "README.md", line: 102)
 
         let session = AuthSession(serverURL: URL(string: "http://127.0.0.1:8080/")!)
         try await session.signIn(username: "editor", password: password)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import NIOCore
 import StrataCore
 @testable import StrataServer
@@ -29,6 +30,7 @@ struct FeedFaultTests {
 
         // Four writers post until the server dies; only answered posts count.
         let running = server
+        let answered = NIOLockedValueBox(0)
         let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
             for writer in 0..<4 {
                 group.addTask {
@@ -38,11 +40,14 @@ struct FeedFaultTests {
                         guard let answer = try? await running.request(.post, "/cardealer/Person", body: #"{"firstName":"\#(name)","lastName":"Load"}"#),
                               answer.status == .created else { break }
                         names.append(name)
+                        answered.withLockedValue { $0 += 1 }
                     }
                     return names
                 }
             }
-            try await Task.sleep(for: .seconds(2))
+            // Killed mid-load, once the load runs (a busy machine answers slowly).
+            let deadline = ContinuousClock.now + .seconds(60)
+            while answered.withLockedValue({ $0 }) < 40, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             running.kill()
             var all: [String] = []
             for try await names in group { all += names }
