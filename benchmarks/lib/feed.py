@@ -32,6 +32,7 @@ import urllib.parse
 
 import bench
 
+LIB = os.path.dirname(os.path.abspath(__file__))
 ENV = os.environ
 SUBSCRIBERS = int(ENV.get("BENCH_FEED_SUBSCRIBERS", "1000"))
 FILTERS = 100
@@ -534,7 +535,13 @@ def measure():
     results = {"settings": {"subscribers": SUBSCRIBERS, "filters": FILTERS, "rate": RATE, "seconds": FEED_SECONDS,
                             "update_share": UPDATE_SHARE, "delta_rows": DELTA_ROWS,
                             "max_connections": ENV.get("BENCH_MAX_CONNECTIONS"), "open_files": ENV.get("BENCH_OPEN_FILES")}}
-    parts = [p for p in ENV.get("BENCH_FEED_PARTS", "writes,delta,subscribers").split(",") if p]
+    root = os.path.dirname(os.path.dirname(LIB))
+    commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    results["run"] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+                      "load_before": open("/proc/loadavg").read().split()[:3]}
+    parts = [p for p in ENV.get("BENCH_FEED_PARTS", "delta,writes,subscribers").split(",") if p]
     for name in bench.STRATA:
         if not bench.live(name):
             continue
@@ -542,17 +549,19 @@ def measure():
         results[name] = entry
         try:
             target = Target(name)
-            if "writes" in parts:
-                entry["writes"] = write_cost(target)
+            # The delta first: it reads the whole table, which the write measurement then grows.
             target.track(True)
             if "delta" in parts:
                 entry["delta"] = delta(target)
+            if "writes" in parts:
+                entry["writes"] = write_cost(target)  # ends with tracking on
             if "subscribers" in parts:
                 entry["subscribers"] = asyncio.run(run_subscribers(target, FEED_SECONDS, RATE, UPDATE_SHARE))
         except Exception as error:  # report what failed and go on with the next database
             entry["failed"] = f"{type(error).__name__}: {error}"
             log(f"{name}: failed: {entry['failed']}")
         json.dump(results, open(path(), "w"), indent=1)
+    results["run"]["load_after"] = open("/proc/loadavg").read().split()[:3]
     json.dump(results, open(path(), "w"), indent=1)
 
 
@@ -566,6 +575,11 @@ def markdown(results):
         lines.append(f"Not measured: {(results or {}).get('skipped', 'not run')}.")
         return lines
     s = results.get("settings", {})
+    run = results.get("run", {})
+    lines.append(f"Measured {run.get('date')}, commit {run.get('commit')}, load average before {' '.join(run.get('load_before') or [])}, "
+                 f"after {' '.join(run.get('load_after') or [])}; wrk as above for the POSTs, {s.get('seconds')} s of paced load "
+                 f"for the subscribers.")
+    lines.append("")
     names = [n for n in bench.STRATA if n in results]
     label = lambda n: bench.TARGETS[n]["label"]
     lines.append("| measurement | " + " | ".join(label(n) for n in names) + " |")
