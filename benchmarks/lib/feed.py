@@ -43,7 +43,7 @@ FEED_SECONDS = int(ENV.get("BENCH_FEED_SECONDS", "20"))
 # holds keys only, so the server cannot know the row never matched); an insert reaches the matching ones.
 UPDATE_SHARE = float(ENV.get("BENCH_FEED_UPDATE_SHARE", "0.02"))
 DELTA_ROWS = int(ENV.get("BENCH_FEED_DELTA_ROWS", "10000"))
-GENERATOR_CONNECTIONS = 16
+GENERATOR_CONNECTIONS = 32
 ADMIN_USER = ENV.get("BENCH_ADMIN_USER", "benchadmin")
 
 TARGETS = {
@@ -173,8 +173,11 @@ def tables_read(base, path_):
     started = time.perf_counter()
     rows = deleted = pages = size = 0
     token = None
+    page_ms = []
     while path_:
+        page_started = time.perf_counter()
         status, _, data = bench.request(base, path_)
+        page_ms.append(round((time.perf_counter() - page_started) * 1000, 1))
         if status != 200:
             raise RuntimeError(f"GET {path_[:120]} answered {status}: {data[:300]!r}")
         pages += 1
@@ -190,15 +193,16 @@ def tables_read(base, path_):
             parsed = urllib.parse.urlsplit(following)
             path_ = parsed.path + ("?" + parsed.query if parsed.query else "")
     seconds = time.perf_counter() - started
-    return {"rows": rows, "deleted": deleted, "seconds": seconds, "pages": pages, "bytes": size, "token": token,
+    return {"rows": rows, "deleted": deleted, "seconds": seconds, "pages": pages, "page_ms": page_ms, "bytes": size, "token": token,
             "rows_per_s": rows / seconds if seconds else None}
 
 
 def delta(target):
-    full_runs, delta_runs, update_s = [], [], []
+    full_runs, tracked_runs, delta_runs, update_s = [], [], [], []
     for round_ in range(bench.REPEAT):
+        full_runs.append(tables_read(target.base, "/cardealer/$tables?names=Person"))
         full = tables_read(target.base, "/cardealer/$tables?names=Person&track=1")
-        full_runs.append(full)
+        tracked_runs.append(full)
         # 10,000 distinct existing rows, in change sets of 1,000.
         ids = random.Random(round_).sample(range(1, bench.SCALE + 1), DELTA_ROWS)
         started = time.perf_counter()
@@ -220,7 +224,9 @@ def delta(target):
     full_rate = statistics.median(r["rows_per_s"] for r in full_runs)
     delta_rate = statistics.median(r["rows_per_s"] for r in delta_runs)
     strip = lambda r: {k: v for k, v in r.items() if k != "token"}
-    return {"full": [strip(r) for r in full_runs], "delta": [strip(r) for r in delta_runs],
+    return {"full": [strip(r) for r in full_runs], "tracked_full": [strip(r) for r in tracked_runs],
+            "tracked_full_rows_per_s": statistics.median(r["rows_per_s"] for r in tracked_runs),
+            "delta": [strip(r) for r in delta_runs],
             "full_rows_per_s": full_rate, "delta_rows_per_s": delta_rate,
             "delta_seconds": statistics.median(r["seconds"] for r in delta_runs),
             "delta_rows": delta_runs[0]["rows"], "update_seconds": statistics.median(update_s),
@@ -601,9 +607,10 @@ def markdown(results):
         lambda e: f"{num(e['writes']['off']['cpu_us_per_request'])} → {num(e['writes']['on']['cpu_us_per_request'])}")
     row("$batch of 1,000 inserts, ms, off → on",
         lambda e: f"{num(e['writes']['off']['batch_ms'])} → {num(e['writes']['on']['batch_ms'])} ({bench.fmt_ratio(e['writes']['batch_ratio'])})")
-    row("full stream `$tables?names=Person&track=1`, rows/s",
-        lambda e: f"{num(e['delta']['full_rows_per_s'])} ({e['delta']['full'][0]['rows']:,} rows)")
-    row(f"delta of {DELTA_ROWS:,} updated rows (`since=`, following `next`), rows/s",
+    row("full stream `$tables?names=Person`, rows/s (with `&track=1`)",
+        lambda e: f"{num(e['delta']['full_rows_per_s'])} ({e['delta']['full'][0]['rows']:,} rows) "
+                  f"({num(e['delta']['tracked_full_rows_per_s'])})")
+    row(f"delta of {s.get('delta_rows', DELTA_ROWS):,} updated rows (`since=`, following `next`), rows/s",
         lambda e: f"{num(e['delta']['delta_rows_per_s'])} ({e['delta']['delta_rows']:,} rows in {e['delta']['delta_seconds'] * 1000:,.0f} ms, "
                   f"{e['delta']['delta'][0]['pages']} pages)")
     row("delta ÷ full stream, rows/s (goal ≥ 1)", lambda e: bench.fmt_ratio(e["delta"]["ratio"]))
@@ -619,6 +626,8 @@ def markdown(results):
         lambda e: f"{e['subscribers']['events']:,} ({e['subscribers']['tombstone_only_events']:,})")
     row("server CPU µs per delivered event (per committed change)",
         lambda e: f"{num(e['subscribers']['server_cpu_us_per_event'])} ({num(e['subscribers']['server_cpu_us_per_change'])})")
+    row("the measuring processes' own CPU s: subscribers (one asyncio process), load generator lateness p99",
+        lambda e: f"{e['subscribers']['subscriber_process_cpu_s']:.1f} s, {num(e['subscribers']['generator_behind_ms']['p99'] or 0)} ms")
     row("server memory per subscriber (RSS growth ÷ subscribers)",
         lambda e: f"{e['subscribers']['rss_per_subscriber_kb']:.0f} KiB")
     row("errors (subscribers, writes)",
