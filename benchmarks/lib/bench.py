@@ -771,6 +771,9 @@ def report_feed():
         return
     results = json.load(open(out))
     results["feed"] = feed.load()
+    with open(out, "w") as f:
+        json.dump(results, f, indent=1, ensure_ascii=False)
+        f.write("\n")
     write_report(results, out)
 
 
