@@ -4,6 +4,10 @@
     feed.py markdown   prints the section of latest.md (used by bench.py report)
     feed.py generate   (internal) the paced write load of the subscriber measurement, a process of its own
 
+Environment (besides bench.py's): BENCH_FEED_SECONDS, BENCH_FEED_RATE, BENCH_FEED_SUBSCRIBERS,
+BENCH_FEED_UPDATE_SHARE (0.02), BENCH_FEED_DELTA_ROWS, BENCH_FEED_PARTS (delta,writes,subscribers) and
+BENCH_FEED_TARGETS (strata_sqlite,strata_pg) to measure a part or a database alone.
+
 1. Write cost of tracking. `POST Person` under wrk and a `$batch` of 1,000 inserts (bench.py's scenarios
    post_single and batch_1000), with tracking of Person off and on, taking turns (off, on, off, on, …);
    `strata service track cardealer --tables Person [--off]` switches it, then POST /admin/services/reload
@@ -253,6 +257,7 @@ class Subscriber(asyncio.Protocol):
         self.ready = asyncio.get_running_loop().create_future()
         self.status = None
         self.closed = False
+        self.rows = 0
 
     def connection_made(self, transport):
         self.transport = transport
@@ -360,6 +365,7 @@ class Hub:
                 value = row[at]
                 if isinstance(value, str) and value.startswith("L") and value[1:].isdigit():
                     self.arrivals.append((int(value[1:]), now, row[0] % FILTERS == subscriber.k))
+                    subscriber.rows += 1
                 else:
                     self.other["rows without a stamp"] = self.other.get("rows without a stamp", 0) + 1
 
@@ -427,6 +433,17 @@ def summarize_subscribers(target, hub, sent, ready, connect_s, rss_before, rss_c
     per_filter = SUBSCRIBERS // FILTERS
     ok = [w for w in sent["writes"] if w[5] in (201, 204) and w[2] is not None]
     missing = sum(max(0, per_filter - seen.get(w[0], 0)) for w in ok)
+    # Where the missing rows are: writes nobody received, the first of them, and when the last row arrived.
+    unseen = sorted(w[0] for w in ok if not seen.get(w[0]))
+    first_ack = min((w[4] for w in ok), default=None)
+    last_arrival = max((at for _, at, _ in hub.arrivals), default=None)
+    losses = {
+        "writes_received_by_nobody": len(unseen), "first_unseen_seq": unseen[0] if unseen else None,
+        "unseen_sample": unseen[:10],
+        "last_row_arrival_s": (last_arrival - first_ack) if last_arrival and first_ack else None,
+        "subscribers_with_rows": len({id(x) for x in hub.subscribers if x.rows}),
+        "subscribers_closed": sum(1 for x in hub.subscribers if x.closed),
+    }
     expected = len(ok) * per_filter
     changes = len(ok)
     result = {
@@ -440,7 +457,7 @@ def summarize_subscribers(target, hub, sent, ready, connect_s, rss_before, rss_c
         "events": hub.events, "events_with_rows": hub.events_with_rows, "tombstone_only_events": hub.tombstone_events,
         "event_bytes": hub.bytes,
         "rows_expected": expected, "rows_delivered": len(latencies), "rows_missing": missing,
-        "rows_to_wrong_subscriber": misplaced,
+        "rows_to_wrong_subscriber": misplaced, "losses": losses,
         "latency_p50_ms": percentile(latencies, 50), "latency_p99_ms": percentile(latencies, 99),
         "latency_max_ms": max(latencies) if latencies else None,
         "latency_from_send_p50_ms": percentile(from_send, 50), "latency_from_send_p99_ms": percentile(from_send, 99),
@@ -548,8 +565,9 @@ def measure():
     results["run"] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit + (" (with uncommitted changes)" if dirty else ""),
                       "load_before": open("/proc/loadavg").read().split()[:3]}
     parts = [p for p in ENV.get("BENCH_FEED_PARTS", "delta,writes,subscribers").split(",") if p]
+    only = [t for t in ENV.get("BENCH_FEED_TARGETS", "").split(",") if t]  # e.g. strata_pg, to repeat one database
     for name in bench.STRATA:
-        if not bench.live(name):
+        if not bench.live(name) or (only and name not in only):
             continue
         entry = {}
         results[name] = entry
