@@ -415,6 +415,19 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
+def ranges(indices):
+    """[0, 1, 2, 5] → "0-2,5": which subscribers (in connection order)."""
+    parts, start, last = [], None, None
+    for i in indices + [None]:
+        if start is not None and (i is None or i != last + 1):
+            parts.append(f"{start}" if start == last else f"{start}-{last}")
+            start = None
+        if i is not None and start is None:
+            start = i
+        last = i
+    return ",".join(parts)
+
+
 def summarize_subscribers(target, hub, sent, ready, connect_s, rss_before, rss_connected, rss_after, cpu_used,
                           database_used, own_used):
     writes = {w[0]: w for w in sent["writes"]}  # seq → (seq, kind, key, sent, acknowledged, status)
@@ -443,6 +456,7 @@ def summarize_subscribers(target, hub, sent, ready, connect_s, rss_before, rss_c
         "last_row_arrival_s": (last_arrival - first_ack) if last_arrival and first_ack else None,
         "subscribers_with_rows": len({id(x) for x in hub.subscribers if x.rows}),
         "subscribers_closed": sum(1 for x in hub.subscribers if x.closed),
+        "subscribers_without_rows": ranges([i for i, x in enumerate(hub.subscribers) if not x.rows]),
     }
     expected = len(ok) * per_filter
     changes = len(ok)
