@@ -731,8 +731,10 @@ def report():
         rows.append(row)
     targets = evaluate_targets(measured, micro)
     import scaleout  # here: it imports this module
+    import feed
     results = {
         "scale_out": scaleout.load(),
+        "feed": feed.load(),
         "machine": machine,
         "settings": {"connections": CONNECTIONS, "wrk_threads": WRK_THREADS, "duration_s": DURATION, "warmup_s": WARMUP,
                      "repeat": REPEAT, "scale": SCALE, "statistic": "median of the repeats"},
@@ -745,6 +747,10 @@ def report():
     with open(out, "w") as f:
         json.dump(results, f, indent=1, ensure_ascii=False)
         f.write("\n")
+    write_report(results, out)
+
+
+def write_report(results, out):
     markdown = render_markdown(results)
     with open(os.path.join(os.path.dirname(out), "latest.md"), "w") as f:
         f.write(markdown)
@@ -753,6 +759,22 @@ def report():
     readme = ENV.get("BENCH_UPDATE_README")
     if readme:
         update_readme(readme, markdown)
+
+
+def report_feed():
+    """benchmarks/run --feed-only: the feed's section replaces the one of the last results; the rest is kept."""
+    import feed
+    out = ENV.get("BENCH_RESULTS", "benchmarks/results/latest.json")
+    if not os.path.exists(out):
+        print(f"{out} does not exist: run benchmarks/run once without --feed-only; the feed's results are in {feed.path()}")
+        print("\n".join(feed.markdown(feed.load())))
+        return
+    results = json.load(open(out))
+    results["feed"] = feed.load()
+    with open(out, "w") as f:
+        json.dump(results, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    write_report(results, out)
 
 
 def evaluate_targets(measured, micro):
@@ -902,7 +924,9 @@ def render_markdown(results):
         shown = "—" if m is None else (f"{m:.2f}{c['unit']}" if c["unit"] == "×" else f"{m:,.1f}{c['unit']}")
         lines.append(f"| {c['target']} | {shown} | {'yes' if c['met'] else ('no' if c['met'] is False else 'n/a')} |")
     import scaleout
+    import feed
     lines += scaleout.markdown(results.get("scale_out"))
+    lines += feed.markdown(results.get("feed"))
     return "\n".join(lines) + "\n"
 
 
@@ -989,6 +1013,8 @@ if __name__ == "__main__":
         measure()
     elif command == "report":
         report()
+    elif command == "report-feed":
+        report_feed()
     elif command == "micro":
         micro(sys.argv[2:])
     elif command == "micro-skipped":
