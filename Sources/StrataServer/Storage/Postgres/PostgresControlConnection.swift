@@ -12,6 +12,8 @@ actor PostgresControlConnection {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private var connection: PostgresConnection?
+    /// Set by ``close()``: a connection that finishes opening afterwards is closed at once.
+    private var closed = false
     private var opening: Task<PostgresConnection, any Error>?
     private var nextID = 0
 
@@ -43,6 +45,7 @@ actor PostgresControlConnection {
     /// The open connection, or a new one. Callers that arrive while one is being opened wait for
     /// that one (the actor is reentrant at each `await`; two openings would leak one).
     private func open() async throws -> PostgresConnection {
+        guard !closed else { throw CancellationError() }
         if let connection {
             if !connection.isClosed { return connection }
             await drop(connection)
@@ -54,6 +57,11 @@ actor PostgresControlConnection {
         opening = task
         defer { opening = nil }
         let opened = try await task.value
+        // Closed while it opened: postgres-nio requires it closed before it is released.
+        guard !closed else {
+            try? await opened.close()
+            throw CancellationError()
+        }
         connection = opened
         return opened
     }
@@ -65,6 +73,7 @@ actor PostgresControlConnection {
     }
 
     func close() async {
+        closed = true
         try? await connection?.close()
         connection = nil
     }
