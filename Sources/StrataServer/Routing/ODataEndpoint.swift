@@ -106,7 +106,7 @@ struct ODataEndpoint: Sendable {
         let delta = try DeltaRequest.parse(call.url, headers: call.headers)
         let access = try await authorizer.access(toRead: path, query)
         if let delta, let response = try await DeltaOperation(call: call, feed: runtime.feed, request: delta, path: path, query: query,
-                                                              access: access).respond() {
+                                                              access: access, hub: runtime.feedHub(for: call.service.name)).respond() {
             return response
         }
         let result = try await ReadOperation(call: call, path: path, query: query, access: access).run()

@@ -17,7 +17,8 @@ enum DeltaLink {
 
     private static func link(serviceRoot: String, url: ODataRequestURL, adding option: (name: String, value: String)?) -> String {
         var query: [String] = []
-        for item in url.queryItems where !DeltaRequest.options.contains(item.name) && item.name != "$skip" {
+        // `wait` stays out: a client that follows a link as given should not find itself long-polling.
+        for item in url.queryItems where !DeltaRequest.options.contains(item.name) && item.name != "$skip" && item.name != ODataDelta.waitOption {
             query.append(PercentEncoding.encodeQueryValue(item.name) + "=" + PercentEncoding.encodeQueryValue(item.value))
         }
         if let option {

@@ -159,4 +159,22 @@ struct FeedDeltaLinkTests {
             #expect(try await client.execute(uri: "/feed/Item", method: .get, headers: FeedFixtures.trackChanges).json.d("__delta") != nil)
         }
     }
+
+    @Test("wait= on a delta link holds an empty delta until a change comes; the next link leaves wait out", arguments: Backend.allCases)
+    func longPoll(_ backend: Backend) async throws {
+        try await withServer(backend, demo: false, services: [FeedFixtures.service], configure: { FeedFixtures.track(&$0) }) { client in
+            let delta = try #require(try await client.execute(uri: "/feed/Tag", method: .get, headers: FeedFixtures.trackChanges).json.d("__delta"))
+            let started = ContinuousClock.now
+            async let waited = client.execute(uri: FeedFixtures.relative(delta) + "&wait=20", method: .get)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await client.execute(uri: "/feed/Tag", method: .post, headers: FeedFixtures.jsonHeaders,
+                                             body: FeedFixtures.body(#"{"label":"polled"}"#)).status == .created)
+            let answer = try await waited
+            #expect(answer.status == .ok)
+            #expect(answer.json.results.compactMap { $0[member: "label"]?.stringValue } == ["polled"])
+            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(answer.json.d("__delta")?.contains("wait=") == false)
+            #expect(try await client.execute(uri: FeedFixtures.relative(delta) + "&wait=61", method: .get).status == .badRequest)
+        }
+    }
 }

@@ -85,11 +85,14 @@ struct ChangeLog: Sendable {
         switch (cursor, info.horizon) {
         case (_, nil): return false
         case (.position(let position), .position(let horizon)?): return position < horizon
-        // Every pruned transaction is below the horizon's xmin. A cursor to which all of those are
-        // visible had them delivered: none of its undelivered changes was pruned. Comparing xmins
-        // alone would refuse cursors taken while any long transaction ran anywhere in the cluster.
+        // Every pruned transaction is below the horizon's xmin. A pruned transaction that started
+        // after the cursor was taken (at or above its xmax) was never delivered: refused. One that
+        // ran while the cursor was taken (in its xip) would have to have started longer ago than the
+        // retention while the token is younger than it (older tokens are refused by age): a
+        // transaction open for the whole retention, which is not guarded against. Comparing xmins
+        // instead refused every cursor taken while any long transaction ran anywhere in the cluster.
         case (.snapshot(let snapshot), .snapshot(let horizon)?):
-            return !(horizon.xmin <= snapshot.xmax && snapshot.inProgress.allSatisfy { $0 >= horizon.xmin })
+            return horizon.xmin > snapshot.xmax
         default: return true
         }
     }
