@@ -60,29 +60,8 @@ struct DeltaOperation: Sendable {
         let plan = try ReadPlanner(service: service, access: access).plan(path, query)
         let reader = DeltaReader(service: service, targets: [DeltaReader.Target(set: set, type: path.target.type, plan: plan)])
         let pageSize = service.settings.pageSize ?? call.settings.pageSize
-        var wait = Duration.zero
-        if let text = call.url.value(of: ODataDelta.waitOption) {
-            guard let seconds = Int(text), (0 ... TablesDelta.maximumWait).contains(seconds) else {
-                throw ODataError.badRequest("wait takes whole seconds from 0 to \(TablesDelta.maximumWait).")
-            }
-            wait = .seconds(seconds)
-        }
-        let deadline = ContinuousClock.now + wait
-        var page: DeltaReader.Page
-        while true {
-            do {
-                page = try await reader.page(after: token.cursor, windowEnd: token.windowEnd, epoch: token.epoch, sent: Int(token.sent), pageSize: pageSize)
-            } catch let gone as DeltaReader.Gone {
-                switch gone {
-                case .trackingChanged: throw FeedSettings.gone("Change tracking of \(set.name) was switched off or restarted since the token was issued.", reload: reloadLink)
-                case .pruned: throw FeedSettings.gone("The changes since the token are older than the change retention and were pruned.", reload: reloadLink)
-                }
-            }
-            // Long-poll: an empty delta waits for the hub's next window with changes, a second at most at a time.
-            let remaining = deadline - ContinuousClock.now
-            guard page.total == 0, token.windowEnd == nil, remaining > .zero, let hub else { break }
-            _ = try await hub.waitForChanges(timeout: min(remaining, .seconds(1)))
-        }
+        let page = try await DeltaPolling.page(reader, after: token, pageSize: pageSize, wait: try DeltaPolling.wait(call.url), hub: hub,
+                                               subject: set.name, reload: reloadLink)
         var next = token
         next.issuedAt = Int64(feed.now().timeIntervalSince1970)
         let continuation: DeltaResponse.Continuation

@@ -5,7 +5,7 @@ import StrataCore
 
 /// `$tables` with the change feed: `track=1` adds a token to a whole-table answer; `since=TOKEN`
 /// answers what changed since, in the compact form with each table's `deleted` keys and a new
-/// `token` (or `next`, when the changes fill more than a page); `wait=N` (at most 60 seconds) holds
+/// `token` (or `next`, when the changes fill more than a page); `wait=N` (at most 60 seconds, ``DeltaPolling``) holds
 /// an answer with no changes until some come. One token covers all the tables of the request: the
 /// log and its cursor are per service.
 struct TablesDelta: Sendable {
@@ -14,7 +14,6 @@ struct TablesDelta: Sendable {
     let settings: FeedSettings
     let hub: FeedHub
 
-    static let maximumWait = 60
     static let options: Set<String> = ["names", "since", "wait", "track"]
 
     /// Whether a `$tables` request asks for the feed.
@@ -63,13 +62,7 @@ struct TablesDelta: Sendable {
     }
 
     private func delta(_ query: FeedQuery, token: FeedToken, single: Bool, reload: String) async throws -> Response {
-        var wait = 0
-        if let text = call.url.value(of: "wait") {
-            guard let seconds = Int(text), (0 ... Self.maximumWait).contains(seconds) else {
-                throw ODataError.badRequest("wait takes whole seconds from 0 to \(Self.maximumWait).")
-            }
-            wait = seconds
-        }
+        let wait = try DeltaPolling.wait(call.url)
         var targets: [DeltaReader.Target] = []
         for member in query.members {
             let path = ResolvedPath(steps: [ResolvedPath.Step(set: member.set, type: member.type, via: nil, key: nil)], terminal: .entities)
@@ -80,23 +73,8 @@ struct TablesDelta: Sendable {
         let reader = DeltaReader(service: call.service, targets: targets)
         // Compact rows are small and each page reads the window again: deltas page ten times coarser.
         let pageSize = (call.service.settings.pageSize ?? call.settings.pageSize) * 10
-        let deadline = ContinuousClock.now + .seconds(wait)
-        var page: DeltaReader.Page
-        while true {
-            do {
-                page = try await reader.page(after: token.cursor, windowEnd: token.windowEnd, epoch: token.epoch, sent: Int(token.sent), pageSize: pageSize)
-            } catch let gone as DeltaReader.Gone {
-                switch gone {
-                case .trackingChanged: throw FeedSettings.gone("Change tracking of these tables was switched off or restarted since the token was issued.", reload: reload)
-                case .pruned: throw FeedSettings.gone("The changes since the token are older than the change retention and were pruned.", reload: reload)
-                }
-            }
-            let remaining = deadline - ContinuousClock.now
-            guard page.total == 0, token.windowEnd == nil, remaining > .zero else { break }
-            // At most a second at a time: a change committed between this read and the hub's
-            // first look at the log is then found by the next read rather than after the whole wait.
-            _ = try await hub.waitForChanges(timeout: min(remaining, .seconds(1)))
-        }
+        let page = try await DeltaPolling.page(reader, after: token, pageSize: pageSize, wait: wait, hub: hub,
+                                               subject: "these tables", reload: reload)
         var next = token
         next.issuedAt = Int64(settings.now().timeIntervalSince1970)
         let more = page.sent < page.total
