@@ -129,7 +129,8 @@ struct ErrorTests {
             // Alive all the same: a database outage must not get the server restarted.
             #expect(try await client.get("/health/live").status == .ok)
             #expect(health.json["databases"]["system"]?.stringValue == "unreachable")
-            #expect(ContinuousClock.now - start < .seconds(3), "known down, requests and /health should not wait: \(ContinuousClock.now - start)")
+            // Six requests: far from the 30 s a lease may wait, with room for a loaded machine.
+            #expect(ContinuousClock.now - start < .seconds(5), "known down, requests and /health should not wait: \(ContinuousClock.now - start)")
 
             try await cluster.restart()
             start = ContinuousClock.now
