@@ -55,6 +55,31 @@ extension ChangeCaptureSQL {
         """
     }
 
+    // MARK: - Distinct keys (deltas)
+
+    /// SQLite: the distinct keys of `tables` changed in `after < position <= upTo`, one row per
+    /// (tbl, key) with whether any of its changes was not an insertion (the row existed before
+    /// the window), ordered by table and key text; rows `offset ..< offset + limit` of that order.
+    /// The log is grouped by the database: a delta never decodes or sorts a key twice.
+    package func sqliteWindowKeys(after: Int64, upTo: Int64, tables: [String], limit: Int, offset: Int) -> SQL {
+        """
+        SELECT tbl, key, max(op <> 'I') FROM \(log) WHERE position > \(bind: .int64(after)) AND position <= \(bind: .int64(upTo)) \
+        AND tbl IN (\(SQL.binds(tables.map(ODataValue.string)))) GROUP BY tbl, key ORDER BY tbl, key LIMIT \(limit) OFFSET \(offset)
+        """
+    }
+
+    /// PostgreSQL: ``sqliteWindowKeys(after:upTo:tables:limit:offset:)`` for the transactions
+    /// invisible to `previous` and visible to `end` (snapshot texts); keys as JSON text.
+    package func postgresWindowKeys(previous: String, end: String, tables: [String], limit: Int, offset: Int) -> SQL {
+        """
+        SELECT tbl, key::text, bool_or(op <> 'I') FROM \(log) \
+        WHERE txn >= pg_snapshot_xmin(\(bind: .string(previous))::pg_snapshot) \
+        AND NOT pg_visible_in_snapshot(txn, \(bind: .string(previous))::pg_snapshot) \
+        AND pg_visible_in_snapshot(txn, \(bind: .string(end))::pg_snapshot) \
+        AND tbl IN (\(SQL.binds(tables.map(ODataValue.string)))) GROUP BY tbl, key ORDER BY tbl, key::text LIMIT \(limit) OFFSET \(offset)
+        """
+    }
+
     // MARK: - Pruning
 
     /// The oldest `batch` changes: rows of (position, txn, whether older than `seconds`). The

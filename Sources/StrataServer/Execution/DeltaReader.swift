@@ -29,9 +29,13 @@ struct DeltaReader: Sendable {
         var tables: [Table]
         /// Where the window ends.
         var end: ChangeCursor
-        /// Keys of the window sent by this page and those before; equal to ``total`` on the last page.
+        /// Keys of the window sent by this page and those before.
         var sent: Int
-        var total: Int
+        /// Whether keys of the window remain after this page.
+        var more: Bool
+
+        /// No key changed in the window (the whole window, not only this page).
+        var isEmpty: Bool { sent == 0 && !more }
 
         struct Table: Sendable {
             var entities: [EntityRow] = []
@@ -49,7 +53,8 @@ struct DeltaReader: Sendable {
     }
 
     /// The keys `sent ..< sent + pageSize` of the window after `cursor` (up to `windowEnd`, when the
-    /// delta is being paged), ordered by target then key, and their current rows.
+    /// delta is being paged), in the log's order of table and key text (the database groups and
+    /// orders them, ``ChangeLog/windowKeys(after:upTo:tables:limit:offset:_:)``), and their current rows.
     func page(after cursor: ChangeCursor, windowEnd: ChangeCursor?, epoch: [UInt8], sent: Int, pageSize: Int) async throws -> Page {
         let log = ChangeLog(storage: service.storage)
         let storage = service.storage
@@ -59,35 +64,24 @@ struct DeltaReader: Sendable {
                 throw Gone.trackingChanged
             }
             guard !log.isPruned(cursor, info: info) else { throw Gone.pruned }
-            let window = try await log.window(after: cursor, upTo: windowEnd, limit: .max, connection)
-            var keys = Array(repeating: [[ODataValue]](), count: targets.count)
-            var existed = Array(repeating: Set<[ODataValue]>(), count: targets.count)
-            var seen = Set<[ODataValue]>()
+            // One more than a page: whether the window goes on.
+            let window = try await log.windowKeys(after: cursor, upTo: windowEnd, tables: Array(Set(tables)), limit: pageSize + 1,
+                                                  offset: sent, connection)
+            let taken = window.keys.prefix(pageSize)
+            var page = Page(tables: [], end: window.end, sent: sent + taken.count, more: window.keys.count > pageSize)
             for (index, target) in targets.enumerated() {
-                seen.removeAll(keepingCapacity: true)
                 let keyColumns = target.type.keyProperties.map { (property: $0, column: storage.column($0.name, of: target.type)) }
-                for change in window.changes where change.table == tables[index] {
+                var keys: [[ODataValue]] = []
+                var existed = Set<[ODataValue]>()
+                for change in taken where change.table == tables[index] {
                     let key = keyColumns.map { pair -> ODataValue in
                         let value = change.key[pair.column] ?? .null
                         return value.converted(to: pair.property.type) ?? value
                     }
-                    if seen.insert(key).inserted { keys[index].append(key) }
-                    if change.operation != .insert { existed[index].insert(key) }
+                    keys.append(key)
+                    if change.existed { existed.insert(key) }
                 }
-                // One order for every page of the window, whatever order the log gave.
-                keys[index].sort { Self.ordering($0, $1) }
-            }
-            let total = keys.reduce(0) { $0 + $1.count }
-            var page = Page(tables: [], end: window.end, sent: min(sent, total), total: total)
-            var skip = min(sent, total), room = pageSize
-            for (index, target) in targets.enumerated() {
-                let available = keys[index].count
-                let from = min(skip, available)
-                skip -= from
-                let taken = Array(keys[index][from ..< min(available, from + room)])
-                room -= taken.count
-                page.sent += taken.count
-                page.tables.append(try await read(taken, target, existed: existed[index], connection))
+                page.tables.append(try await read(keys, target, existed: existed, connection))
             }
             return page
         }
@@ -133,18 +127,5 @@ struct DeltaReader: Sendable {
                 value.isNull ? .isNull(.column(alias: alias, name: column), negated: false) : .equals(.column(alias: alias, name: column), .value(value))
             })
         })
-    }
-
-    /// A total order of keys, the same in every process: by each value's text form.
-    static func ordering(_ lhs: [ODataValue], _ rhs: [ODataValue]) -> Bool {
-        for (left, right) in zip(lhs, rhs) {
-            if let a = left.integerValue, let b = right.integerValue {
-                if a != b { return a < b }
-                continue
-            }
-            let a = String(describing: left), b = String(describing: right)
-            if a != b { return a < b }
-        }
-        return lhs.count < rhs.count
     }
 }

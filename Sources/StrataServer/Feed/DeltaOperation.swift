@@ -65,7 +65,7 @@ struct DeltaOperation: Sendable {
         var next = token
         next.issuedAt = Int64(feed.now().timeIntervalSince1970)
         let continuation: DeltaResponse.Continuation
-        if page.sent < page.total {
+        if page.more {
             next.windowEnd = page.end
             next.sent = UInt32(clamping: page.sent)
             continuation = .next(DeltaLink.url(serviceRoot: call.serviceRoot, url: call.url, option: DeltaRequest.deltaTokenOption,

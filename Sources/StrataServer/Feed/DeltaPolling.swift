@@ -30,7 +30,7 @@ enum DeltaPolling {
                 }
             }
             let remaining = deadline - ContinuousClock.now
-            guard page.total == 0, token.windowEnd == nil, remaining > .zero, let hub else { return page }
+            guard page.isEmpty, token.windowEnd == nil, remaining > .zero, let hub else { return page }
             // At most a second at a time: a change committed between this read and the hub's
             // first look at the log is then found by the next read rather than after the whole wait.
             _ = try await hub.waitForChanges(timeout: min(remaining, .seconds(1)))

@@ -77,7 +77,7 @@ struct TablesDelta: Sendable {
                                                subject: "these tables", reload: reload)
         var next = token
         next.issuedAt = Int64(settings.now().timeIntervalSince1970)
-        let more = page.sent < page.total
+        let more = page.more
         if more {
             next.windowEnd = page.end
             next.sent = UInt32(clamping: page.sent)

@@ -80,6 +80,40 @@ struct ChangeLog: Sendable {
         }
     }
 
+    /// A key the log names in a window, with whether the row existed before it.
+    struct WindowKey: Sendable {
+        var table: String
+        var key: [String: ODataValue]
+        /// False when every change of the key in the window was an insertion.
+        var existed: Bool
+    }
+
+    /// The distinct keys of `tables` changed after `cursor` (up to `upTo`, or up to this
+    /// connection's snapshot), ordered by table and key text: those at `offset ..< offset + limit`
+    /// of that order, and where the window ends. Deltas page through one window with this.
+    func windowKeys(after cursor: ChangeCursor, upTo: ChangeCursor?, tables: [String], limit: Int, offset: Int,
+                    _ connection: any DatabaseConnection) async throws -> (keys: [WindowKey], end: ChangeCursor) {
+        let bound: ChangeCursor
+        if let upTo { bound = upTo } else { bound = try await current(connection) }
+        let statement: SQL
+        switch (cursor, bound) {
+        case (.position(let after), .position(let end)):
+            guard end > after else { return ([], .position(max(after, end))) }
+            statement = sql.sqliteWindowKeys(after: after, upTo: end, tables: tables, limit: limit, offset: offset)
+        case (.snapshot(let previous), .snapshot(let end)):
+            statement = sql.postgresWindowKeys(previous: previous.text, end: end.text, tables: tables, limit: limit, offset: offset)
+        default:
+            throw StorageError.failed("a change cursor of another database")
+        }
+        let rows = try await connection.query(statement, types: [.string, .string, sql.dialect == .sqlite ? .int64 : .boolean])
+        let keys = rows.rows.map { row in
+            let table = row[0].stringValue ?? ""
+            let existed = row[2] == .boolean(true) || (row[2].integerValue ?? 0) != 0
+            return WindowKey(table: table, key: decoding.values(row[1].stringValue, table: table), existed: existed)
+        }
+        return (keys, bound)
+    }
+
     /// Whether changes after `cursor` may have been pruned (the cursor is older than the horizon).
     func isPruned(_ cursor: ChangeCursor, info: ChangeLogInfo) -> Bool {
         switch (cursor, info.horizon) {
