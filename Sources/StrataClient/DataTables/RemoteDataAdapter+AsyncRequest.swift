@@ -20,7 +20,7 @@ extension RemoteDataAdapter {
         AsyncRequest { progress throws(StrataError) in try await fetchSQL(sql, parameters: parameters, progress: progress) }
     }
 
-    /// ``applyChanges(_:mode:)-([DataTable])`` as an unstarted ``AsyncRequest`` whose value is the
+    /// ``applyChanges(_:mode:idempotencyKey:)-([DataTable])`` as an unstarted ``AsyncRequest`` whose value is the
     /// tables with the results merged in (the tables passed here are not changed).
     public func applyChangesRequest(_ tables: [DataTable], mode: DataTableDelta.Mode = .allOrNothing)
         -> AsyncRequest<(tables: [DataTable], summary: ApplySummary)> {

@@ -36,7 +36,7 @@ extension RemoteDataAdapter {
     }
 
     /// Builds one delta from the tables, sends it and merges the results into copies of the tables.
-    func sendChanges(_ tables: [DataTable], mode: DataTableDelta.Mode,
+    func sendChanges(_ tables: [DataTable], mode: DataTableDelta.Mode, idempotencyKey: IdempotencyKey? = nil,
                      progress: Progress) async throws(StrataError) -> (tables: [DataTable], summary: ApplySummary) {
         var upserts: [DataTableChange] = []
         var deletes: [[DataTableChange]] = []
@@ -55,7 +55,9 @@ extension RemoteDataAdapter {
         guard !delta.changes.isEmpty else {
             return (tables, ApplySummary(response: DataTableChangeResponse(results: [])))
         }
-        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: delta.jsonBytes), progress: progress)
+        var headers = StrataHeaders()
+        if let idempotencyKey { headers[IdempotencyKey.headerName] = idempotencyKey.headerValue }
+        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: delta.jsonBytes, headers: headers), progress: progress)
         let types = Dictionary(tables.map { table in
             (table.name, Dictionary(table.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first }))
         }, uniquingKeysWith: { first, _ in first })
@@ -67,7 +69,9 @@ extension RemoteDataAdapter {
         }
         var merged = tables
         for index in merged.indices { merged[index].merge(decoded, idPrefix: "\(index)/") }
-        return (merged, ApplySummary(response: decoded))
+        var summary = ApplySummary(response: decoded)
+        summary.replayed = response.headers[IdempotencyKey.replayedHeaderName] == "true"
+        return (merged, summary)
     }
 
     /// Sends through the data service: its version headers, the connection's authenticator, and

@@ -59,6 +59,9 @@ public struct RemoteDataAdapter: Sendable {
     public struct ApplySummary: Sendable, Hashable {
         /// The server's result for each change sent.
         public var response: DataTableChangeResponse
+        /// True when the server had applied (some of) these changes under the same idempotency key
+        /// before — a retry — and answered the stored results for them.
+        public var replayed: Bool = false
         /// How many changes were stored.
         public var applied: Int { response.results.filter { $0.status == .applied }.count }
         /// How many changes failed (refused, or rolled back with an all-or-nothing delta).
@@ -69,11 +72,12 @@ public struct RemoteDataAdapter: Sendable {
         public var succeeded: Bool { applied == response.results.count }
     }
 
-    /// Sends the local changes of one table and merges the results back (see ``applyChanges(_:mode:)-([DataTable])``).
+    /// Sends the local changes of one table and merges the results back (see ``applyChanges(_:mode:idempotencyKey:)-([DataTable])``).
     @discardableResult
-    public func applyChanges(_ table: inout DataTable, mode: DataTableDelta.Mode = .allOrNothing) async throws(StrataError) -> ApplySummary {
+    public func applyChanges(_ table: inout DataTable, mode: DataTableDelta.Mode = .allOrNothing,
+                             idempotencyKey: IdempotencyKey? = nil) async throws(StrataError) -> ApplySummary {
         var tables = [table]
-        let summary = try await applyChanges(&tables, mode: mode)
+        let summary = try await applyChanges(&tables, mode: mode, idempotencyKey: idempotencyKey)
         table = tables[0]
         return summary
     }
@@ -85,12 +89,20 @@ public struct RemoteDataAdapter: Sendable {
     ///
     /// List masters before details: inserts and updates go in table order, deletes in reverse
     /// table order, and new details may refer to new masters by their temporary keys.
-    /// - Parameter mode: all-or-nothing (one transaction, the default) or each change on its own.
+    /// - Parameters:
+    ///   - mode: all-or-nothing (one transaction, the default) or each change on its own.
+    ///   - idempotencyKey: makes a retry safe. When the answer is lost (a timeout, a dropped
+    ///     connection), send the same unchanged tables again with the same key: the server applies
+    ///     each change at most once and answers the stored results (``ApplySummary/replayed``).
+    ///     Use a new key (``IdempotencyKey/random()``) for new changes; the server keeps keys for its
+    ///     change retention (30 days by default).
     /// - Throws: ``StrataError`` when the delta cannot be sent or read, or the server refuses it as a
-    ///   whole (a malformed delta is a 400 and nothing is applied); per-row failures are results.
+    ///   whole (a malformed delta is a 400 and nothing is applied; a key reused for other changes is
+    ///   a 422; a key whose first request is still running is a 409); per-row failures are results.
     @discardableResult
-    public func applyChanges(_ tables: inout [DataTable], mode: DataTableDelta.Mode = .allOrNothing) async throws(StrataError) -> ApplySummary {
-        let outcome = try await sendChanges(tables, mode: mode, progress: nil)
+    public func applyChanges(_ tables: inout [DataTable], mode: DataTableDelta.Mode = .allOrNothing,
+                             idempotencyKey: IdempotencyKey? = nil) async throws(StrataError) -> ApplySummary {
+        let outcome = try await sendChanges(tables, mode: mode, idempotencyKey: idempotencyKey, progress: nil)
         tables = outcome.tables
         return outcome.summary
     }

@@ -2,7 +2,8 @@ import Logging
 import Synchronization
 
 /// Deletes changes older than the retention from every tracked service's log
-/// (docs/design/CHANGE-FEED.md §1, "Retention and pruning"): once at start, then every
+/// (docs/design/CHANGE-FEED.md §1, "Retention and pruning"), and change-set receipts as old
+/// (``ChangeReceipts``: a replica offline longer than the retention reloads anyway): once at start, then every
 /// ``StrataConfiguration/changePruneInterval``. Each batch is its own short transaction
 /// (``ChangeLog/prune(olderThan:batch:)``), so writers wait for one batch at most.
 final class ChangeLogPruner: Sendable {
@@ -31,8 +32,14 @@ final class ChangeLogPruner: Sendable {
 
     /// One pass over the tracked services; a failure is logged and the next pass tries again.
     static func pruneAll(_ services: [ODataService], retention: Duration, logger: Logger) async {
-        for service in services where !service.trackedTables.isEmpty {
+        for service in services {
             guard !Task.isCancelled else { return }
+            do {
+                try await ChangeReceipts(storage: service.storage).prune(olderThan: retention)
+            } catch {
+                logger.warning("Pruning change-set receipts failed", metadata: ["service": .string(service.name), "error": "\(error)"])
+            }
+            guard !service.trackedTables.isEmpty else { continue }
             do {
                 let deleted = try await ChangeLog(storage: service.storage).prune(olderThan: retention)
                 if deleted > 0 {

@@ -22,6 +22,9 @@ final class ODataService: Sendable {
     let tableSizes = TableSizes()
     /// The tables and columns `$sql` may name: the model's, under their OData and database names.
     let sqlCatalog: SQLCatalog
+    /// Idempotent change sets being applied now (a reload starts with none: the receipts'
+    /// primary key still stops a second application).
+    let changeSetClaims = ChangeSetClaims()
 
     /// `storage` must carry the model's database names (``ServiceStorage/names``).
     /// `wholeEntityReads` are prepared by the planner (``WholeEntityRead/prepare(_:storage:)``),

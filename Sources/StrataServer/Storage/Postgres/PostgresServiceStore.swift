@@ -43,7 +43,7 @@ final class PostgresServiceStore: ServiceStore {
                 SELECT n.nspname::text,
                        EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm'))
                 FROM pg_catalog.pg_namespace n
-                WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname NOT IN ('information_schema', 'strata_system', 'strata_feed')
+                WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname NOT IN ('information_schema', 'strata_system', 'strata_feed', 'strata_sync')
                 ORDER BY n.nspname
                 """, types: [.string, .boolean])
         }
