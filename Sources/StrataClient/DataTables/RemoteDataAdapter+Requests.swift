@@ -74,6 +74,20 @@ extension RemoteDataAdapter {
         return (merged, summary)
     }
 
+    /// Sends a delta exactly as `body` (its JSON) under an idempotency key, and reads the results
+    /// with the tables' field types; answers whether the server replayed stored results.
+    func sendDelta(_ body: [UInt8], delta: DataTableDelta, idempotencyKey: IdempotencyKey,
+                   fieldTypes: @Sendable (String) -> [String: EDMPrimitiveType]?) async throws(StrataError) -> (response: DataTableChangeResponse, replayed: Bool) {
+        let headers: StrataHeaders = [IdempotencyKey.headerName: idempotencyKey.headerValue]
+        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: body, headers: headers), progress: nil)
+        do {
+            let decoded = try DataTableChangeResponse(json: Array(response.body), delta: delta, fieldTypes: fieldTypes)
+            return (decoded, response.headers[IdempotencyKey.replayedHeaderName] == "true")
+        } catch {
+            throw ResponseReader.invalid(response, "The change results cannot be read: \(error.message).")
+        }
+    }
+
     /// Sends through the data service: its version headers, the connection's authenticator, and
     /// an unsuccessful status turned into the server's OData error.
     private func send(_ request: StrataRequest, progress: Progress) async throws(StrataError) -> StrataResponse {

@@ -133,7 +133,8 @@ public struct DataTableChange: Sendable, Hashable {
         writer.endObject()
     }
 
-    init(json: JSONValue, at path: String, fieldTypes: (String) -> [String: EDMPrimitiveType]?) throws(DataTableFormatError) {
+    /// Reads one change object (as ``write(to:)`` writes it); `path` names it in errors.
+    public init(json: JSONValue, at path: String, fieldTypes: (String) -> [String: EDMPrimitiveType]?) throws(DataTableFormatError) {
         guard case .object(let object) = json else { throw DataTableFormatError("\(path) must be a change object") }
         let id: String
         switch object["id"] {

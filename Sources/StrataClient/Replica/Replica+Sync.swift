@@ -1,0 +1,117 @@
+import Foundation
+import StrataCore
+
+/// What one ``Replica/sync()`` did.
+public struct SyncReport: Sendable, Hashable {
+    /// Local changes sent, and how many the server applied or refused.
+    public var sent = 0
+    public var applied = 0
+    public var failed = 0
+    /// Conflicts met while sending, as their tables' policies settled them.
+    public var conflicts: [ReplicaConflict] = []
+    /// True when the server had applied the batch before (a retried push) and answered from its receipts.
+    public var replayed = false
+    /// Rows received (inserted or changed) and removed (deleted, or out of the filter) by the pull.
+    public var received = 0
+    public var removed = 0
+    /// Tables downloaded whole: the first sync, or a reload after the server forgot the token (410).
+    public var reloaded: [String] = []
+}
+
+extension Replica {
+    /// Sends the local changes, then reads what changed on the server, table by table.
+    ///
+    /// Safe to call at any time and to repeat: a push cut off (offline, a timeout, the app killed)
+    /// is sent again by the next sync under the same idempotency key and applied once. A table
+    /// whose delta token the server no longer knows is downloaded again; unsent local changes stay
+    /// on top. While offline it throws ``ReplicaError/Kind/sync`` and the replica keeps working.
+    @discardableResult
+    public func sync() async throws(ReplicaError) -> SyncReport {
+        var report = SyncReport()
+        do {
+            let pushed = try await push()
+            report.sent = pushed.sent
+            report.applied = pushed.applied
+            report.failed = pushed.failed
+            report.conflicts = pushed.conflicts
+            report.replayed = pushed.replayed
+            setStatus { $0.activity = .downloading }
+            for name in state.order {
+                let pulled = try await pull(name)
+                report.received += pulled.received
+                report.removed += pulled.removed
+                if pulled.reloaded { report.reloaded.append(name) }
+            }
+            try compactIfLarge()
+        } catch {
+            setStatus {
+                $0.activity = error.kind == .sync ? .offline : .idle
+                $0.lastError = error.message
+            }
+            throw error
+        }
+        setStatus {
+            $0.activity = .idle
+            $0.lastSynced = Date()
+            $0.lastError = nil
+        }
+        return report
+    }
+
+    /// Reads one table's changes since its token (every page), or the whole table when it has none
+    /// or the server answers 410.
+    func pull(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
+        let table = try self.table(name)
+        let definition = table.definition
+        guard let token = table.token, table.isDownloaded else { return try await reload(name) }
+        let delta: TableDelta
+        do {
+            delta = try await adapter.fetchChanges(table: name, where: definition.filter, since: token)
+        } catch where error.kind == .deltaTokenGone {
+            // The server no longer knows the token: download again, keeping the outbox.
+            return try await reload(name)
+        } catch {
+            throw ReplicaError(.sync, "could not read the changes of \(name): \(error.message)", underlying: error)
+        }
+        return try apply(delta.tables, token: delta.token, to: name, origin: .pull)
+    }
+
+    /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
+    func reload(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
+        let definition = try self.table(name).definition
+        let tracked: TrackedTables
+        do {
+            tracked = try await adapter.fetchTable(name, where: definition.filter, track: true)
+        } catch {
+            throw ReplicaError(.sync, "could not download \(name): \(error.message)", underlying: error)
+        }
+        guard let table = tracked.tables.first, let token = tracked.token else {
+            throw ReplicaError(.sync, "the server answered no rows or no token for \(name)")
+        }
+        let before = state.tables[name]?.server.count ?? 0
+        try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token)], origin: .pull)
+        return (table.rows.count, max(0, before - table.rows.count), true)
+    }
+
+    /// Applies the rows and deleted keys of a delta or a change event, and the token after it.
+    func apply(_ tables: [CompactTable], token: String, to name: String, origin: ReplicaEvent.Origin) throws(ReplicaError)
+        -> (received: Int, removed: Int, reloaded: Bool) {
+        let stored = try self.table(name)
+        var mutations: [ReplicaMutation] = []
+        var received = 0, removed = 0
+        for part in tables where part.name == name {
+            // The server's fields changed (the model was reloaded): rows in the new shape need a reload.
+            guard part.fields.map(\.name) == stored.fields.map(\.name) else {
+                try commit([.token(table: name, nil)], origin: origin)
+                return (0, 0, false)
+            }
+            if !part.rows.isEmpty { mutations.append(.upsert(table: name, rows: part.rows)) }
+            if let deleted = part.deleted, !deleted.isEmpty { mutations.append(.delete(table: name, keys: deleted)) }
+            received += part.rows.count
+            removed += part.deleted?.count ?? 0
+        }
+        mutations.append(.token(table: name, token))
+        try commit(mutations, origin: origin)
+        return (received, removed, false)
+    }
+}

@@ -1,0 +1,34 @@
+/// What went wrong with a ``Replica``: its files, a change the app asked for, or a sync.
+public struct ReplicaError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The replica's directory cannot be read or written (permissions, a full disk).
+        case storage
+        /// The snapshot does not read back: delete the directory and open again to download anew.
+        case damaged
+        /// Another process has the replica open.
+        case inUse
+        /// The table is not one the replica keeps, or a field is not one of its fields.
+        case unknownName
+        /// A value does not fit its field, a key is missing, or the row does not exist locally.
+        case invalidChange
+        /// Talking to the server failed; ``ReplicaError/underlying`` is the ``StrataError``
+        /// (offline, signed out, refused). Local reads and writes go on working.
+        case sync
+        /// The replica was closed.
+        case closed
+    }
+
+    public var kind: Kind
+    /// What happened and what to do.
+    public var message: String
+    /// For ``Kind/sync``: the client's error.
+    public var underlying: StrataError?
+
+    public init(_ kind: Kind, _ message: String, underlying: StrataError? = nil) {
+        self.kind = kind
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,39 @@
+/// A table a ``Replica`` keeps: the table, optionally narrowed by a `$filter` (SAP's "defining
+/// query"), and what to do when a local change meets a row that changed on the server.
+///
+/// ```swift
+/// let tables = [
+///     ReplicaTable("Person", where: "lastName ne 'Test'"),
+///     ReplicaTable("Car", conflicts: .ask),
+/// ]
+/// ```
+public struct ReplicaTable: Sendable, Hashable {
+    /// The table's name (an entity set of the service).
+    public var name: String
+    /// An OData `$filter` that narrows the rows kept; rows that stop matching it leave the replica.
+    public var filter: String?
+    /// How conflicts on this table are settled.
+    public var conflicts: ConflictPolicy
+
+    public init(_ name: String, where filter: String? = nil, conflicts: ConflictPolicy = .mergeFields) {
+        self.name = name
+        self.filter = filter
+        self.conflicts = conflicts
+    }
+}
+
+/// How a sync settles a local change whose row changed on the server since it was read (the
+/// server answered "conflict" with its current row). Every conflict is reported
+/// (``Replica/events``), so no policy drops a local edit silently.
+public enum ConflictPolicy: String, Sendable, Hashable, CaseIterable {
+    /// The server's row is kept and the local change dropped.
+    case serverWins
+    /// The local change is sent again over the server's row.
+    case clientWins
+    /// Fields changed only locally are sent again; fields changed on both sides keep the
+    /// server's value. A row deleted on the server waits for the app, as with ``ask``.
+    case mergeFields
+    /// The change waits, unsent, until the app settles it with ``Replica/resolve(_:_:)``; the
+    /// local values stay visible meanwhile.
+    case ask
+}

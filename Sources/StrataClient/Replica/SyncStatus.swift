@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where a ``Replica`` stands with its server: what it is doing, whether its live stream is up,
+/// what waits to be sent, and how the last attempt went.
+public struct SyncStatus: Sendable, Hashable {
+    /// What the replica is doing now.
+    public enum Activity: String, Sendable, Hashable {
+        /// Nothing to do, or waiting for the next change.
+        case idle
+        /// Reading rows or changes from the server.
+        case downloading
+        /// Sending local changes.
+        case uploading
+        /// The last attempt could not reach the server (or was refused); local work goes on.
+        case offline
+    }
+
+    public var activity: Activity = .idle
+    /// True while the live change stream is connected.
+    public var connected = false
+    /// When a sync last completed (local changes sent and the server's changes received).
+    public var lastSynced: Date?
+    /// Local changes the server has not acknowledged (waiting conflicts included).
+    public var pendingCount = 0
+    /// Conflicts waiting for the app (``ConflictPolicy/ask``).
+    public var waitingConflicts = 0
+    /// Why the last attempt failed; nil after a success.
+    public var lastError: String?
+
+    public init() {}
+}

@@ -1,0 +1,121 @@
+import Foundation
+@testable import StrataClient
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// The offline replica against a real server over a socket, on both databases: download, local
+/// edits that survive a reopen, pushes applied once however they are cut off, pulls, filters, 410.
+@Suite("Replica: sync")
+struct ReplicaSyncTests {
+    @Test("First sync downloads; local edits show at once, survive a reopen, and are sent once; others' changes arrive",
+          arguments: Backend.allCases)
+    func roundTrip(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            var replica = try await fixture.open()
+            let first = try await replica.sync()
+            let people = try await fixture.adapter.table("Person").rows.count
+            #expect(try await replica.rows("Person").count == people)
+            #expect(first.reloaded == ["Person", "Car"])
+
+            // Offline edits: a new master and its detail by temporary key, an update.
+            let ada = try await replica.insert(into: "Person", ["firstName": .string("Ada"), "lastName": .string("Replica")])
+            let temporary = try #require(ada["personID"]?.integerValue)
+            #expect(temporary < 0)
+            try await replica.update("Person", key: ["personID": .int32(1)], ["firstName": .string("Offline")])
+            #expect(try await replica.row("Person", key: ["personID": .int32(1)])?["firstName"] == .string("Offline"))
+            #expect(try await replica.row("Person", key: ada)?.hasPendingChanges == true)
+            #expect(await replica.syncStatus.pendingCount == 2)
+
+            // Closed (as if killed: every call flushed its journal record) and opened again.
+            await replica.close()
+            replica = try await fixture.open()
+            #expect(try await replica.row("Person", key: ["personID": .int32(1)])?["firstName"] == .string("Offline"))
+            #expect(await replica.syncStatus.pendingCount == 2)
+
+            let report = try await replica.sync()
+            #expect(report.sent == 2 && report.applied == 2, "\(report)")
+            #expect(await replica.syncStatus.pendingCount == 0)
+            let stored = try await fixture.serverRows("Person", where: "lastName eq 'Replica'")
+            #expect(stored.count == 1)
+            let realKey = try #require(stored.first?["personID"])
+            #expect(try await replica.row("Person", key: ["personID": realKey])?["firstName"] == .string("Ada"))
+            #expect(try await replica.row("Person", key: ada) == nil, "the temporary key is gone")
+            #expect(try await fixture.serverRows("Person", where: "personID eq 1").first?["firstName"] == .string("Offline"))
+
+            // Another client's change arrives with the next sync; nothing is sent twice.
+            try await fixture.serverUpdate("Person", keyField: "personID", 2, set: "lastName", to: .string("Elsewhere"))
+            let again = try await replica.sync()
+            #expect(again.sent == 0 && again.received >= 1 && again.reloaded.isEmpty, "\(again)")
+            #expect(try await replica.row("Person", key: ["personID": .int32(2)])?["lastName"] == .string("Elsewhere"))
+            #expect(try await fixture.serverRows("Person", where: "lastName eq 'Replica'").count == 1)
+            await replica.close()
+        }
+    }
+
+    @Test("A push cut off before sending, or after the server committed but before the answer came, is applied once",
+          arguments: Backend.allCases)
+    func interruptedPush(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            var replica = try await fixture.open()
+            try await replica.sync()
+
+            // Sealed (on disk, with its key), then the process stops before sending.
+            try await replica.insert(into: "Person", ["firstName": .string("Before"), "lastName": .string("Cut")])
+            _ = try #require(try await replica.seal())
+            await replica.close()
+            replica = try await fixture.open()
+            let resent = try await replica.sync()
+            #expect(resent.applied == 1 && !resent.replayed)
+            #expect(try await fixture.serverRows("Person", where: "firstName eq 'Before'").count == 1)
+
+            // Sealed and sent; the server commits, the answer is lost, the process stops.
+            try await replica.insert(into: "Person", ["firstName": .string("After"), "lastName": .string("Cut")])
+            try await replica.update("Person", key: ["personID": .int32(3)], ["firstName": .string("AlsoAfter")])
+            let (sealed, delta) = try #require(try await replica.seal())
+            let types = await replica.fieldTypes()
+            _ = try await fixture.adapter.sendDelta(delta.jsonBytes, delta: delta, idempotencyKey: IdempotencyKey(sealed.key)!,
+                                                    fieldTypes: { types[$0] })
+            #expect(try await fixture.serverRows("Person", where: "firstName eq 'After'").count == 1, "the server committed")
+            await replica.close()
+            replica = try await fixture.open()
+            #expect(await replica.syncStatus.pendingCount == 2, "the replica does not know it was applied")
+            let replayed = try await replica.sync()
+            #expect(replayed.replayed && replayed.applied == 2, "\(replayed)")
+            #expect(try await fixture.serverRows("Person", where: "firstName eq 'After'").count == 1, "applied once")
+            #expect(try await replica.rows("Person").filter { $0["firstName"] == .string("After") }.count == 1)
+            #expect(try await replica.rows("Person").allSatisfy { ($0["personID"]?.integerValue ?? -1) > 0 })
+            await replica.close()
+        }
+    }
+
+    @Test("A row that leaves the table's filter leaves the replica; a 410 token reloads and keeps unsent changes",
+          arguments: Backend.allCases)
+    func filterAndGone(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            let replica = try await fixture.open([ReplicaTable("Person", where: "lastName ne 'Moved'")])
+            try await replica.sync()
+            #expect(try await replica.row("Person", key: ["personID": .int32(5)]) != nil)
+            try await fixture.serverUpdate("Person", keyField: "personID", 5, set: "lastName", to: .string("Moved"))
+            let moved = try await replica.sync()
+            #expect(moved.removed == 1, "\(moved)")
+            #expect(try await replica.row("Person", key: ["personID": .int32(5)]) == nil)
+
+            // An unsent edit, then a token the server refuses (410): the table is downloaded again
+            // and the edit is still there, and then sent.
+            try await replica.update("Person", key: ["personID": .int32(6)], ["firstName": .string("Kept")])
+            try await replica.commit([.token(table: "Person", "AAAAdamaged")], origin: .pull)
+            let reloaded = try await replica.sync()
+            #expect(reloaded.reloaded == ["Person"] && reloaded.applied == 1, "\(reloaded)")
+            #expect(try await replica.row("Person", key: ["personID": .int32(6)])?["firstName"] == .string("Kept"))
+            #expect(try await fixture.serverRows("Person", where: "personID eq 6").first?["firstName"] == .string("Kept"))
+            await replica.close()
+        }
+    }
+}
