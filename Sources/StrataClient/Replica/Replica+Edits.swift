@@ -124,10 +124,20 @@ extension Replica {
             try commit([.dropPending(change.id)], origin: .local)
             return
         case (nil, _):
-            // The server deleted the row: keeping the local version inserts it again. The change
-            // holds the whole row since the conflict was found (``Replica/settle``).
-            change.change = DataTableChange(id: change.change.id, table: change.change.table, kind: .insert, key: change.change.key,
+            // The server deleted the row: keeping the local version inserts it again, whole (the
+            // change holds the whole row since the conflict was found), under a new temporary key
+            // when the server makes the keys.
+            var key = change.change.key
+            var counters: [ReplicaMutation] = []
+            for position in table.keyPositions where table.fields[position].serverGenerated {
+                let field = table.fields[position]
+                key[field.name] = ODataValue.int64(state.nextTemporaryKey).converted(to: field.type) ?? .int64(state.nextTemporaryKey)
+                counters = [.counters(nextChange: state.nextChange, nextTemporaryKey: state.nextTemporaryKey - 1)]
+            }
+            change.change = DataTableChange(id: change.change.id, table: change.change.table, kind: .insert, key: key,
                                             values: change.change.values)
+            try commit(counters + [.delete(table: table.definition.name, keys: [rowKey]), .putPending(change)], origin: .local)
+            return
         }
         try commit([.putPending(change)], origin: .local)
     }
