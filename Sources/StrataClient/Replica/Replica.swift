@@ -104,6 +104,18 @@ public actor Replica {
         return ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: !state.pendingChanges(of: table, key: rowKey).isEmpty)
     }
 
+    /// Rows by key (in key-field order); nil for a key the replica has no row for (any more).
+    public func rows(_ table: String, keys: some Collection<[ODataValue]>) throws(ReplicaError) -> [[ODataValue]: ReplicaRow?] {
+        let stored = try self.table(table)
+        var rows: [[ODataValue]: ReplicaRow?] = [:]
+        for key in keys {
+            rows[key] = .some(stored.visible[key].map {
+                ReplicaRow(fields: stored.fields, values: $0, hasPendingChanges: !state.pendingChanges(of: table, key: key).isEmpty)
+            })
+        }
+        return rows
+    }
+
     /// The fields of a table; empty before its first download.
     public func fields(_ table: String) throws(ReplicaError) -> [DataTableField] {
         try self.table(table).fields
@@ -145,9 +157,15 @@ public actor Replica {
         for mutation in mutations { mutation.write(to: &writer, state: state) }
         writer.endArray()
         try files.append(writer.bytes)
-        var tables = Set<String>()
+        var touched: [String: Set<RowKey>?] = [:]
         for mutation in mutations {
-            tables.formUnion(state.apply(mutation).keys)
+            for (table, keys) in state.apply(mutation) {
+                switch (touched[table], keys) {
+                case (.some(.none), _): break
+                case (_, nil): touched[table] = .some(nil)
+                case (let earlier, let keys?): touched[table] = .some((earlier.flatMap { $0 } ?? []).union(keys))
+                }
+            }
         }
         let pending = state.pending.count, waiting = state.pending.values.filter(\.isWaiting).count
         if pending != status.pendingCount || waiting != status.waitingConflicts {
@@ -155,7 +173,7 @@ public actor Replica {
             status.waitingConflicts = waiting
             emit(.status(status))
         }
-        if !tables.isEmpty { emit(.changed(tables: tables, origin: origin)) }
+        if !touched.isEmpty { emit(.changed(ReplicaChange(origin: origin, rows: touched))) }
     }
 
     /// Folds the journal into a new snapshot.

@@ -2,8 +2,8 @@ import StrataCore
 
 /// What a ``Replica`` reports to its observers (``Replica/events()``).
 public enum ReplicaEvent: Sendable, Hashable {
-    /// Rows of these tables changed as the app sees them.
-    case changed(tables: Set<String>, origin: Origin)
+    /// Rows changed as the app sees them.
+    case changed(ReplicaChange)
     /// A conflict was met and settled (or left waiting) as the table's policy says.
     case conflict(ReplicaConflict)
     /// The sync status changed.
@@ -20,6 +20,22 @@ public enum ReplicaEvent: Sendable, Hashable {
         /// The live change stream.
         case live
     }
+}
+
+/// Rows that changed as the app sees them, and why.
+public struct ReplicaChange: Sendable, Hashable {
+    public var origin: ReplicaEvent.Origin
+    /// Per table, the keys (in key-field order) of the rows that changed — inserted, updated,
+    /// deleted or rekeyed; nil for a table that changed as a whole (downloaded again).
+    public var rows: [String: Set<[ODataValue]>?]
+
+    public init(origin: ReplicaEvent.Origin, rows: [String: Set<[ODataValue]>?]) {
+        self.origin = origin
+        self.rows = rows
+    }
+
+    /// The tables with changed rows.
+    public var tables: Set<String> { Set(rows.keys) }
 }
 
 /// A local change that met a row changed on the server since it was read.

@@ -1,0 +1,73 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Observation
+@testable import StrataClient
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// The observable store over a replica: queries that follow local edits and pulls, and the
+/// replica's events for code that is not SwiftUI.
+@Suite("Replica: observable store")
+struct ReplicaStoreTests {
+    @Test("A query follows a local edit, and a pulled transaction of three rows is one update of its rows",
+          arguments: Backend.allCases)
+    func queries(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            let replica = try await fixture.open()
+            try await replica.sync()
+            let store = await ReplicaStore(replica: replica)
+            let query = await store.query("Person", orderBy: "firstName") { ($0["personID"]?.integerValue ?? 0) <= 20 }
+            try await Self.until { await query.rows.count == 20 }
+            #expect(await query.rows.map { $0["firstName"]?.stringValue ?? "" } == (await query.rows.map { $0["firstName"]?.stringValue ?? "" }).sorted())
+
+            // A local edit: the row moves to its place in the order.
+            try await replica.update("Person", key: ["personID": .int32(4)], ["firstName": .string("AAAA first")])
+            try await Self.until { await query.rows.first?["personID"] == .int32(4) }
+            #expect(await query.rows.first?.hasPendingChanges == true)
+            try await replica.sync()
+            try await Self.until { await query.rows.first?.hasPendingChanges == false }
+
+            // Three rows changed by another client in one transaction reach the query as one update.
+            var others = try await fixture.adapter.table("Person", where: "personID ge 5 and personID le 7")
+            for row in others.rows { try others.update(row.id) { try $0.set("lastName", to: "Together") } }
+            #expect(try await fixture.adapter.applyChanges(&others).succeeded)
+            let updates = NIOLockedValueBox(0)
+            await Self.observe(query, count: updates)
+            let events = await replica.events()
+            try await replica.sync()
+            try await Self.until { await query.rows.filter { $0["lastName"] == .string("Together") }.count == 3 }
+            #expect(updates.withLockedValue { $0 } == 1, "one update of the query's rows for the pulled transaction")
+            var changed: Set<String> = []
+            for await event in events {
+                if case .changed(let change) = event, change.origin == .pull { changed.formUnion(change.tables) }
+                if changed.contains("Person") { break }
+            }
+            #expect(changed.contains("Person"))
+            await store.stop()
+            await replica.close()
+        }
+    }
+
+    /// Counts each change of the query's rows (re-registering after each, as SwiftUI does).
+    @MainActor
+    static func observe(_ query: ReplicaQuery, count: NIOLockedValueBox<Int>) {
+        withObservationTracking {
+            _ = query.rows
+        } onChange: {
+            count.withLockedValue { $0 += 1 }
+            Task { @MainActor in observe(query, count: count) }
+        }
+    }
+
+    static func until(_ condition: @Sendable () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("the condition did not hold within 10 s", sourceLocation: sourceLocation)
+    }
+}
