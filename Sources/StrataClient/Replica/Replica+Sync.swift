@@ -36,7 +36,7 @@ extension Replica {
             report.conflicts = pushed.conflicts
             report.replayed = pushed.replayed
             setStatus { $0.activity = .downloading }
-            for name in state.order {
+            for name in state.order where !liveTables.contains(name) {
                 let pulled = try await pull(name)
                 report.received += pulled.received
                 report.removed += pulled.removed
@@ -64,6 +64,7 @@ extension Replica {
         let table = try self.table(name)
         let definition = table.definition
         guard let token = table.token, table.isDownloaded else { return try await reload(name) }
+        let generation = generations[name, default: 0]
         let delta: TableDelta
         do {
             delta = try await adapter.fetchChanges(table: name, where: definition.filter, since: token)
@@ -73,12 +74,15 @@ extension Replica {
         } catch {
             throw ReplicaError(.sync, "could not read the changes of \(name): \(error.message)", underlying: error)
         }
+        // The live stream applied something newer meanwhile: this delta is older than the table.
+        guard generations[name, default: 0] == generation else { return (0, 0, false) }
         return try apply(delta.tables, token: delta.token, to: name, origin: .pull)
     }
 
     /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
     func reload(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
         let definition = try self.table(name).definition
+        let generation = generations[name, default: 0]
         let tracked: TrackedTables
         do {
             tracked = try await adapter.fetchTable(name, where: definition.filter, track: true)
@@ -88,6 +92,8 @@ extension Replica {
         guard let table = tracked.tables.first, let token = tracked.token else {
             throw ReplicaError(.sync, "the server answered no rows or no token for \(name)")
         }
+        guard generations[name, default: 0] == generation else { return (0, 0, false) }
+        generations[name, default: 0] += 1
         let before = state.tables[name]?.server.count ?? 0
         try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token)], origin: .pull)
         return (table.rows.count, max(0, before - table.rows.count), true)
@@ -111,6 +117,7 @@ extension Replica {
             removed += part.deleted?.count ?? 0
         }
         mutations.append(.token(table: name, token))
+        generations[name, default: 0] += 1
         try commit(mutations, origin: origin)
         return (received, removed, false)
     }

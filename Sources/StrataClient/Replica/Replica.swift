@@ -29,6 +29,11 @@ public actor Replica {
     var status = SyncStatus()
     var observers: [UUID: AsyncStream<ReplicaEvent>.Continuation] = [:]
     var live: Task<Void, Never>?
+    /// Tables whose change stream is open: a sync does not pull them.
+    var liveTables: Set<String> = []
+    /// Per table, how many times its server rows were replaced or advanced: a pull that finds a
+    /// later number than it started with lost a race with the live stream and is not applied.
+    var generations: [String: Int] = [:]
     var closed = false
 
     /// The journal is folded into a new snapshot when it grows past this many bytes.

@@ -14,6 +14,9 @@ struct FeedEndpoint: Sendable {
     let authorizer: Authorizer
     let hub: FeedHub
     let settings: FeedSettings
+    /// The connection's hang-up signal: a client that goes away ends its stream at once, instead of
+    /// holding its subscription (and the server's shutdown) until the next heartbeat fails to write.
+    let hangUp: InterruptSignal?
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
     static let contentType = "text/event-stream; charset=utf-8"
@@ -43,7 +46,7 @@ struct FeedEndpoint: Sendable {
         }
         let events: FeedHub.Events
         do {
-            events = try await hub.subscribe(shape, from: token).events
+            events = try await hub.subscribe(shape, from: token, hangUp: hangUp).events
         } catch is FeedHub.Replaced {
             throw ODataError.serviceUnavailable("The service was reloaded while the stream started; connect again (an EventSource does so by itself).")
         } catch is DeltaReader.Gone {

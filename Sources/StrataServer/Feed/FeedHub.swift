@@ -67,13 +67,22 @@ actor FeedHub {
 
     /// A new subscriber's events: from `token` (catching up on what it missed, then live), or from
     /// now (a `ready` event names where). Throws ``DeltaReader/Gone`` when the token cannot be followed.
-    func subscribe(_ shape: FeedShape, from token: FeedToken?) async throws -> (id: UUID, events: Events) {
+    /// The events end when `hangUp` fires: a client that went away frees its place at once, not at
+    /// the next heartbeat its connection fails to take.
+    func subscribe(_ shape: FeedShape, from token: FeedToken?, hangUp: InterruptSignal? = nil) async throws -> (id: UUID, events: Events) {
         guard !closed else { throw DeltaReader.Gone.trackingChanged }
         try await start()
         let (events, continuation) = Events.makeStream(bufferingPolicy: .bufferingOldest(Self.bufferedEvents))
         let id = UUID()
         let key = shape.groupKey
+        let watcher = hangUp.map { signal in
+            Task {
+                await signal.wait()
+                if !Task.isCancelled { continuation.finish() }
+            }
+        }
         continuation.onTermination = { [weak self] _ in
+            watcher?.cancel()
             Task { await self?.unsubscribe(id, group: key) }
         }
         continuation.yield(FeedEvent.retry)
@@ -109,6 +118,9 @@ actor FeedHub {
         ensureLoop()
         return (id, events)
     }
+
+    /// How many streams are subscribed now.
+    var subscriberCount: Int { groups.values.reduce(0) { $0 + $1.subscribers.count } }
 
     private func unsubscribe(_ id: UUID, group: [UInt8]) {
         groups[group]?.subscribers[id] = nil

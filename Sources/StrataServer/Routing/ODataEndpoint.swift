@@ -76,7 +76,8 @@ struct ODataEndpoint: Sendable {
             if first.name == "$feed" {
                 guard let context else { throw ODataError.badRequest("$feed is a stream of its own; it cannot be part of a $batch.") }
                 context.setRoute("feed.stream")
-                return try await FeedEndpoint(call: call, authorizer: authorizer, hub: hub, settings: runtime.feed).respond()
+                return try await FeedEndpoint(call: call, authorizer: authorizer, hub: hub, settings: runtime.feed,
+                                              hangUp: ConnectionSignals.shared.signal(for: context.connection)).respond()
             }
             context?.setRoute("feed.tables")
             return try await TablesDelta(call: call, authorizer: authorizer, settings: runtime.feed, hub: hub).respond()

@@ -14,6 +14,8 @@ final class InterruptSignal: Sendable {
 
     let reason: Reason
     private let fired = Atomic(false)
+    /// Tasks waiting in ``wait()`` (a change stream's writer), resumed by ``fire()``.
+    private let waiters = Mutex<(next: Int, list: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
 
     init(reason: Reason) {
         self.reason = reason
@@ -24,5 +26,31 @@ final class InterruptSignal: Sendable {
     /// Later calls do nothing.
     func fire() {
         fired.store(true, ordering: .releasing)
+        let waiting = waiters.withLock { state in
+            defer { state.list = [:] }
+            return Array(state.list.values)
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Returns when the signal fires, or when the calling task is cancelled.
+    func wait() async {
+        let id = waiters.withLock { state in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = waiters.withLock { state -> Bool in
+                    // Fired, or cancelled, before the continuation was stored: do not wait.
+                    guard !isFired, !Task.isCancelled else { return true }
+                    state.list[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            waiters.withLock { $0.list.removeValue(forKey: id) }?.resume()
+        }
     }
 }

@@ -90,6 +90,28 @@ struct FeedStreamTests {
         }
     }
 
+    @Test("A subscriber that hangs up leaves the hub at once, not at the next heartbeat", arguments: Backend.allCases)
+    func hangUp(_ backend: Backend) async throws {
+        try await PostgresSlots.run(backend) {
+            var configuration = try await TestDatabases.shared.configuration(backend)
+            configuration.port = 0
+            let prepared = configuration
+            defer { try? FileManager.default.removeItem(atPath: prepared.dataDirectory) }
+            let built = try await makeApplication(prepared, logger: TestDatabases.logger)
+            try await built.application.test(.live) { client in
+                let reader = try await EventStreamReader.open(port: try #require(client.port), path: "/cardealer/$feed?sets=Person",
+                                                              headers: ["Authorization": AdministratorTestClient.authorization])
+                #expect(await reader.next(1).first?.event == "ready")
+                let hub = try #require(await built.runtime.feedHub(for: "cardealer"))
+                #expect(await hub.subscriberCount == 1)
+                reader.close()
+                let deadline = ContinuousClock.now + .seconds(5)
+                while await hub.subscriberCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(await hub.subscriberCount == 0, "gone well before the 15 s heartbeat")
+            }
+        }
+    }
+
     @Test("Refusals before the stream starts: unknown or untracked sets, a bad token, $filter on several sets", arguments: Backend.allCases)
     func refusals(_ backend: Backend) async throws {
         let model = "tables:\n  Item: { track: true }\n"

@@ -71,3 +71,33 @@ struct ReplicaStoreTests {
         Issue.record("the condition did not hold within 10 s", sourceLocation: sourceLocation)
     }
 }
+
+/// The replica following the server's change stream.
+@Suite("Replica: live")
+struct ReplicaLiveTests {
+    @Test("Live: another client's commit arrives without a sync; status says connected; local edits still go with sync",
+          arguments: Backend.allCases)
+    func live(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            let replica = try await fixture.open([ReplicaTable("Person", where: "lastName ne 'Away'")])
+            try await replica.sync()
+            await replica.startLive(retry: .milliseconds(200))
+            try await ReplicaStoreTests.until { await replica.syncStatus.connected }
+            try await fixture.serverUpdate("Person", keyField: "personID", 9, set: "firstName", to: .string("Live"))
+            try await ReplicaStoreTests.until { (try? await replica.row("Person", key: ["personID": .int32(9)])?["firstName"]) == .string("Live") }
+            // A row that leaves the filter leaves live too.
+            try await fixture.serverUpdate("Person", keyField: "personID", 10, set: "lastName", to: .string("Away"))
+            try await ReplicaStoreTests.until { (try? await replica.row("Person", key: ["personID": .int32(10)])) == .some(nil) }
+
+            try await replica.update("Person", key: ["personID": .int32(11)], ["firstName": .string("Pushed")])
+            let report = try await replica.sync()
+            #expect(report.applied == 1 && report.received == 0, "a live table is not pulled: \(report)")
+            #expect(try await fixture.serverRows("Person", where: "personID eq 11").first?["firstName"] == .string("Pushed"))
+            await replica.stopLive()
+            #expect(await replica.syncStatus.connected == false)
+            await replica.close()
+        }
+    }
+}
