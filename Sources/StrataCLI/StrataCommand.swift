@@ -13,7 +13,7 @@ struct StrataCommand: AsyncParsableCommand {
             and serves them on http://127.0.0.1:8080.
             """,
         subcommands: [
-            ServeCommand.self, GetCommand.self, BlobCommand.self, LoginCommand.self, LogoutCommand.self,
+            ServeCommand.self, GetCommand.self, SyncCommand.self, BlobCommand.self, LoginCommand.self, LogoutCommand.self,
             UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, ServiceCommand.self,
             KeysCommand.self, DemoDataCommand.self,
         ])

@@ -17,13 +17,19 @@ struct TableFormatter {
             return cells
         }
         guard !columns.isEmpty else { return entities.isEmpty ? "(no entities)\n" : "" }
-        let widths = columns.map { column in
-            rows.reduce(column.count) { max($0, ($1[column] ?? "").count) }
+        return render(columns: columns, rows: rows.map { row in columns.map { row[$0] ?? "" } })
+    }
+
+    /// Rows of cells under column names (cells cut to ``maximumWidth``).
+    func render(columns: [String], rows: [[String]]) -> String {
+        let rows = rows.map { $0.map(clipped) }
+        let widths = columns.indices.map { index in
+            rows.reduce(columns[index].count) { max($0, $1[index].count) }
         }
         var out = line(columns, widths) + "\n"
         out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
         for row in rows {
-            out += line(columns.map { row[$0] ?? "" }, widths) + "\n"
+            out += line(row, widths) + "\n"
         }
         return out
     }

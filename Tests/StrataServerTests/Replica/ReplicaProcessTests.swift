@@ -1,0 +1,75 @@
+import Foundation
+@testable import StrataClient
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// `strata sync` as a process, killed with SIGKILL at moments spread over its run — before it
+/// starts, while it seals, sends, reads the answer, pulls — and run again: every offline change
+/// reaches the server exactly once, and the replica reopens from disk.
+@Suite("Replica: strata sync killed")
+struct ReplicaProcessTests {
+    @Test("Offline inserts sent by a strata sync killed at twelve moments arrive exactly once", arguments: Backend.allCases)
+    func killed(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let strata = try StrataProcess.executable()
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sync-killed-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let server = connection.baseURL.absoluteString
+            let environment = ["STRATA_CREDENTIALS": scratch.appendingPathComponent("credentials").path]
+            let login = try ChildProcess.run(strata, ["login", server, "--username", TestAccounts.tester, "--password-stdin"],
+                                             environment: environment, input: TestAccounts.testerPassword + "\n")
+            #expect(login.status == 0, "\(login.errors)")
+            let replica = scratch.appendingPathComponent("replica").path
+            let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
+            let common = ["sync", replica, "--server", server, "--service", "cardealer", "--tables", "Person"]
+            let first = try ChildProcess.run(strata, common, environment: environment)
+            #expect(first.status == 0 && first.output.contains("downloaded Person"), "\(first.output)\(first.errors)")
+
+            // How long a run that sends one change takes, start to exit; the kills are spread from
+            // half of it to past its end, so that they land while the process starts, seals, sends,
+            // waits for the answer and pulls.
+            let probe = try ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Probe","lastName":"Probe"}"#],
+                                             environment: environment)
+            #expect(probe.status == 0)
+            let started = ContinuousClock.now
+            _ = try ChildProcess.run(strata, common, environment: environment)
+            let run = started.duration(to: .now)
+            let delays = (0 ..< 12).map { run * (0.5 + 0.6 * Double($0) / 11) }
+            var outcomes: [String] = []
+            for (round, delay) in delays.enumerated() {
+                let add = try ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Killed\#(round)","lastName":"Kill"}"#],
+                                               environment: environment)
+                #expect(add.status == 0, "\(add.errors)")
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                spawnClosesDescriptors(from: 3, &actions)
+                let pid = try spawnChild(strata, common, environment: environment.mapValues { $0 }, searchingPath: false, &actions)
+                try await Task.sleep(for: delay)
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                // Where the kill landed, for the record (the timing is the machine's, so it is not asserted).
+                let look = try await Replica.open(at: URL(fileURLWithPath: replica), adapter: adapter, tables: [ReplicaTable("Person")])
+                outcomes.append(await look.state.sealed != nil ? "sealed" : (await look.state.pending.isEmpty ? "done" : "queued"))
+                await look.close()
+            }
+            print("strata sync killed at \(delays.map { "\($0)" }): \(outcomes)")
+            let last = try ChildProcess.run(strata, common, environment: environment)
+            #expect(last.status == 0 && last.output.contains("pending 0 local changes"), "\(last.output)\(last.errors)")
+
+            let stored = try await adapter.table("Person", where: "lastName eq 'Kill'").rows.compactMap { $0["firstName"]?.stringValue }
+            #expect(stored.sorted() == delays.indices.map { "Killed\($0)" }.sorted(), "each insert exactly once: \(stored.sorted())")
+
+            // The replica the killed processes left behind opens and agrees with the server.
+            let reopened = try await Replica.open(at: URL(fileURLWithPath: replica), adapter: adapter, tables: [ReplicaTable("Person")])
+            let local = try await reopened.rows("Person").filter { $0["lastName"] == .string("Kill") }
+            #expect(local.count == delays.count && local.allSatisfy { ($0["personID"]?.integerValue ?? -1) > 0 })
+            await reopened.close()
+        }
+    }
+}
