@@ -195,3 +195,41 @@ extension ReplicaState.Table {
         Dictionary(uniqueKeysWithValues: zip(keyPositions.map { fields[$0].name }, key))
     }
 }
+
+/// A local change not yet acknowledged by the server, as ``Replica/pendingChanges`` lists it.
+public struct LocalChange: Sendable, Hashable, Identifiable {
+    public var id: UInt64
+    public var table: String
+    public var kind: DataTableChange.Kind
+    /// The row's key (a temporary one for a new row).
+    public var key: DataTableValues
+    /// The new values (empty for a delete).
+    public var values: DataTableValues
+    /// Why the server refused it at the last sync; it is sent again at the next one.
+    public var error: String?
+    /// True while it waits for ``Replica/resolve(_:_:)``.
+    public var isWaiting: Bool
+    /// True while it is in the batch being sent (it can no longer be reverted).
+    public var isSending: Bool
+}
+
+extension Replica {
+    /// The local changes the server has not acknowledged, oldest first.
+    public var pendingChanges: [LocalChange] {
+        state.pendingInOrder.map { change in
+            LocalChange(id: change.id, table: change.change.table, kind: change.change.kind, key: change.change.key,
+                        values: change.change.values, error: change.error, isWaiting: change.isWaiting,
+                        isSending: state.sealed?.ids.contains(change.id) ?? false)
+        }
+    }
+
+    /// Drops the unsent local changes of a row: it shows the server's version again (a row
+    /// inserted here disappears). Changes in the batch being sent stay: the server may have them.
+    public func revert(_ table: String, key: DataTableValues) throws(ReplicaError) {
+        let stored = try self.table(table)
+        let rowKey = try self.key(key, of: stored)
+        let sending = Set(state.sealed?.ids ?? [])
+        let drops = state.pendingChanges(of: table, key: rowKey).filter { !sending.contains($0.id) }.map { ReplicaMutation.dropPending($0.id) }
+        try commit(drops, origin: .local)
+    }
+}

@@ -102,7 +102,7 @@ struct FeedStreamTests {
                 let reader = try await EventStreamReader.open(port: try #require(client.port), path: "/cardealer/$feed?sets=Person",
                                                               headers: ["Authorization": AdministratorTestClient.authorization])
                 #expect(await reader.next(1).first?.event == "ready")
-                let hub = try #require(await built.runtime.feedHub(for: "cardealer"))
+                let hub = try #require(built.runtime.feedHub(for: "cardealer"))
                 #expect(await hub.subscriberCount == 1)
                 reader.close()
                 let deadline = ContinuousClock.now + .seconds(5)
