@@ -10,8 +10,8 @@ import StrataClient
 
 enum ReadmeSnippets {
 
-    static func snippetAtLine101(password: String) async throws {
-#sourceLocation(file: "README.md", line: 102)
+    static func snippetAtLine112(password: String) async throws {
+#sourceLocation(file: "README.md", line: 113)
 
         let session = AuthSession(serverURL: URL(string: "http://127.0.0.1:8080/")!)
         try await session.signIn(username: "editor", password: password)
@@ -23,6 +23,11 @@ enum ReadmeSnippets {
         var people = try await adapter.table("Person", where: "lastName eq 'Smith'")
         try people.update(people.rows[0].id) { try $0.set("ssn", to: "123-45-6789") }
         let summary = try await adapter.applyChanges(&people)
+
+        let replica = try await Replica.open(at: URL(fileURLWithPath: "cardealer-replica"), adapter: adapter,
+                                             tables: [ReplicaTable("Person"), ReplicaTable("Car")])
+        try await replica.update("Person", key: ["personID": .int32(4)], ["firstName": .string("Bo")])  // offline too
+        try await replica.sync()                                      // sends it once, receives what changed
 #sourceLocation()
         use(session)
         use(cardealer)
@@ -30,6 +35,7 @@ enum ReadmeSnippets {
         use(adapter)
         use(&people)
         use(summary)
+        use(replica)
     }
 
     /// Marks a value an example makes but does not go on to use.
