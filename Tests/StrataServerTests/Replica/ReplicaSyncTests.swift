@@ -55,7 +55,7 @@ struct ReplicaSyncTests {
         }
     }
 
-    @Test("A push cut off before sending, or after the server committed but before the answer came, is applied once",
+    @Test("A push cut off before sending, after the server committed but before the answer came, or before the pull, is applied once",
           arguments: Backend.allCases)
     func interruptedPush(_ backend: Backend) async throws {
         try await withLiveServer(backend) { connection in
@@ -89,7 +89,60 @@ struct ReplicaSyncTests {
             #expect(try await fixture.serverRows("Person", where: "firstName eq 'After'").count == 1, "applied once")
             #expect(try await replica.rows("Person").filter { $0["firstName"] == .string("After") }.count == 1)
             #expect(try await replica.rows("Person").allSatisfy { ($0["personID"]?.integerValue ?? -1) > 0 })
+
+            // Pushed and answered, then stopped before the pull: the next sync pulls, sends nothing.
+            try await replica.insert(into: "Person", ["firstName": .string("BeforePull"), "lastName": .string("Cut")])
+            #expect(try await replica.push().applied == 1)
             await replica.close()
+            replica = try await fixture.open()
+            let pulled = try await replica.sync()
+            #expect(pulled.sent == 0 && pulled.received >= 1, "\(pulled)")
+            #expect(try await fixture.serverRows("Person", where: "firstName eq 'BeforePull'").count == 1)
+            #expect(try await replica.rows("Person").filter { $0["firstName"] == .string("BeforePull") }.count == 1)
+            await replica.close()
+        }
+    }
+
+    @Test("A row that leaves the user's row filter (its owner changed) leaves that user's replica and enters the new owner's",
+          arguments: Backend.allCases)
+    func rowFilter(_ backend: Backend) async throws {
+        let setup: @Sendable (Administration) async throws -> Void = { admin in
+            try await FeedTablesTests.rightsSetup(admin)
+            try await admin.grant(role: "owner", service: FeedFixtures.serviceName, table: "Item", actions: [.insert, .update],
+                                  rowFilter: "owner eq $claims.sub")
+        }
+        try await withLiveServer(backend, services: [FeedFixtures.service], configure: { FeedFixtures.track(&$0) }, setup: setup,
+                                 account: "ann") { ann in
+            let base = ann.baseURL
+            let bob = Connection(baseURL: base, configuration: ConnectionConfiguration(defaultHeaders: [
+                "Accept": "application/json", "Authorization": "Basic " + Data("bob:\(TestAccounts.password("bob"))".utf8).base64EncodedString(),
+            ]))
+            let annFixture = ReplicaFixture(ann, name: "ann"), bobFixture = ReplicaFixture(bob, name: "bob")
+            defer { annFixture.remove(); bobFixture.remove() }
+            let tables = [ReplicaTable("Item")]
+            let annReplica = try await Replica.open(at: annFixture.directory, adapter: RemoteDataAdapter(connection: ann, service: "feed"), tables: tables)
+            let bobReplica = try await Replica.open(at: bobFixture.directory, adapter: RemoteDataAdapter(connection: bob, service: "feed"), tables: tables)
+            try await annReplica.sync()
+            try await bobReplica.sync()
+            #expect(try await annReplica.rows("Item").map { $0["owner"] } == [.string("ann"), .string("ann")])
+            #expect(try await annReplica.fields("Item").contains { $0.name == "secret" } == false, "a hidden column is not replicated")
+
+            // An administrator gives Ann's lamp to Bob: it leaves Ann's rights.
+            let admin = Connection(baseURL: base, configuration: ConnectionConfiguration(defaultHeaders: [
+                "Accept": "application/json", "Authorization": AdministratorTestClient.authorization,
+            ]))
+            var items = try await RemoteDataAdapter(connection: admin, service: "feed").table("Item", where: "id eq 1")
+            try items.update(try #require(items.rows.first).id) { try $0.set("owner", to: "bob") }
+            #expect(try await RemoteDataAdapter(connection: admin, service: "feed").applyChanges(&items).succeeded)
+            let pulled = try await annReplica.sync()
+            #expect(pulled.removed == 1, "\(pulled)")
+            #expect(try await annReplica.row("Item", key: ["id": .int32(1)]) == nil, "gone from Ann's replica")
+            #expect(try await annReplica.rows("Item").count == 1)
+            let received = try await bobReplica.sync()
+            #expect(received.received == 1, "\(received)")
+            #expect(try await bobReplica.row("Item", key: ["id": .int32(1)])?["owner"] == .string("bob"))
+            await annReplica.close()
+            await bobReplica.close()
         }
     }
 
