@@ -63,7 +63,8 @@ public actor Replica {
         let contents = try files.read()
         var state = ReplicaState(definition: tables)
         do {
-            if let snapshot = contents.snapshot { state = try ReplicaSnapshot.read(snapshot, definition: tables) }
+            // The snapshot and the journal after it, under the definitions they were written with.
+            if let snapshot = contents.snapshot { state = try ReplicaSnapshot.read(snapshot) }
             for record in contents.records {
                 let json = try JSONValue.parse(record)
                 guard case .array(let items) = json else { throw DataTableFormatError("a journal record is not a list") }
@@ -74,10 +75,11 @@ public actor Replica {
         } catch {
             throw ReplicaError(.damaged, "the replica in \(directory.path) does not read back (\(error)); delete the directory to download it again")
         }
-        // Pending changes of tables no longer kept are dropped with them.
-        for change in state.pending.values where state.tables[change.change.table] == nil { state.pending[change.id] = nil }
+        let changed = try state.reconcile(with: tables)
         let replica = Replica(adapter: adapter, files: files, state: state)
-        if !contents.records.isEmpty { try await replica.compact() }
+        // A new snapshot whenever the journal had records or the tables changed: every record after
+        // a snapshot is written under the definitions it names.
+        if contents.snapshot == nil || changed || !contents.records.isEmpty { try await replica.compact() }
         return replica
     }
 

@@ -15,15 +15,21 @@ enum ReplicaSnapshot {
         var writer = JSONWriter(capacity: 1 << 16)
         writer.beginObject()
         writer.key("version"); writer.string(String(version))
+        // Every table the replica keeps, downloaded or not: the journal after this snapshot was
+        // written under exactly these definitions.
         writer.key("tables")
         writer.beginArray()
         for name in state.order {
-            guard let table = state.tables[name], table.isDownloaded else { continue }
+            guard let table = state.tables[name] else { continue }
             writer.beginObject()
-            writer.key("table")
-            CompactTable(name: name, fields: table.fields, rows: Array(table.server.values)).write(to: &writer)
+            writer.key("name"); writer.string(name)
             writer.key("filter"); if let filter = table.definition.filter { writer.string(filter) } else { writer.null() }
-            writer.key("token"); if let token = table.token { writer.string(token) } else { writer.null() }
+            writer.key("conflicts"); writer.string(table.definition.conflicts.rawValue)
+            if table.isDownloaded {
+                writer.key("table")
+                CompactTable(name: name, fields: table.fields, rows: Array(table.server.values)).write(to: &writer)
+                writer.key("token"); if let token = table.token { writer.string(token) } else { writer.null() }
+            }
             writer.endObject()
         }
         writer.endArray()
@@ -48,25 +54,27 @@ enum ReplicaSnapshot {
         return writer.bytes
     }
 
-    /// The state of a snapshot, for the tables of `definition`. A table whose filter changed since
-    /// the snapshot starts empty (its rows were another query's); a table no longer defined is left
-    /// out, and so are its pending changes.
-    static func read(_ bytes: [UInt8], definition: [ReplicaTable]) throws(DataTableFormatError) -> ReplicaState {
+    /// The state a snapshot holds, with the table definitions it was written under (the journal
+    /// after it replays against those; ``ReplicaState/reconcile(with:)`` then applies the app's).
+    static func read(_ bytes: [UInt8]) throws(DataTableFormatError) -> ReplicaState {
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch { throw DataTableFormatError("the snapshot is not JSON: \(error)") }
         guard json["version"]?.stringValue == String(version) else { throw DataTableFormatError("the snapshot is of another version") }
+        guard case .array(let tables)? = json["tables"] else { throw DataTableFormatError("the snapshot has no tables") }
+        var definition: [ReplicaTable] = []
+        for item in tables {
+            guard let name = item["name"]?.stringValue else { throw DataTableFormatError("a snapshot table has no name") }
+            definition.append(ReplicaTable(name, where: item["filter"]?.stringValue,
+                                           conflicts: item["conflicts"]?.stringValue.flatMap(ConflictPolicy.init) ?? .mergeFields))
+        }
         var state = ReplicaState(definition: definition)
-        if case .array(let tables)? = json["tables"] {
-            for item in tables {
-                guard let tableJSON = item["table"] else { continue }
-                let table = try CompactTable(json: tableJSON, at: "snapshot table")
-                guard let defined = state.tables[table.name], defined.definition.filter == item["filter"]?.stringValue else { continue }
-                state.apply(.replace(table: table.name, fields: table.fields, rows: table.rows, token: item["token"]?.stringValue))
-            }
+        for item in tables {
+            guard let tableJSON = item["table"] else { continue }
+            let table = try CompactTable(json: tableJSON, at: "snapshot table")
+            state.apply(.replace(table: table.name, fields: table.fields, rows: table.rows, token: item["token"]?.stringValue))
         }
         if case .array(let pending)? = json["pending"] {
             for item in pending {
-                guard let table = item["change"]?["table"]?.stringValue, state.tables[table]?.isDownloaded == true else { continue }
                 let change = try ReplicaMutation.readPending(item, state: state)
                 state.pending[change.id] = change
             }

@@ -54,6 +54,44 @@ struct ReplicaState: Sendable {
         }
     }
 
+    /// The state for the app's `definition`: tables no longer listed are dropped with their
+    /// pending changes; a table whose `where` changed forgets its rows and token (they were another
+    /// query's) and keeps its pending changes; new tables start empty; policies are the app's.
+    /// Answers whether anything but the policies changed. A table with changes in the batch being
+    /// sent cannot be dropped: the batch must go as it was sealed, or the server could apply its
+    /// other changes twice.
+    mutating func reconcile(with definition: [ReplicaTable]) throws(ReplicaError) -> Bool {
+        let wanted = Set(definition.map(\.name))
+        if let sealed {
+            let sending = Set(sealed.ids.compactMap { pending[$0]?.change.table })
+            if let dropped = sending.subtracting(wanted).sorted().first {
+                throw ReplicaError(.invalidChange, "changes of \(dropped) are being sent; open the replica with \(dropped) once more and sync before dropping it")
+            }
+        }
+        var changed = definition.map(\.name) != order
+        var next: [String: Table] = [:]
+        for table in definition {
+            guard var kept = tables[table.name] else {
+                next[table.name] = Table(definition: table)
+                changed = true
+                continue
+            }
+            if kept.definition.filter != table.filter {
+                kept.server = [:]
+                kept.visible = [:]
+                kept.token = nil
+                changed = true
+            }
+            kept.definition = table
+            next[table.name] = kept
+        }
+        for (id, change) in pending where next[change.change.table] == nil { pending[id] = nil }
+        tables = next
+        order = definition.map(\.name)
+        rebuild()
+        return changed
+    }
+
     /// The pending changes in the order they were made.
     var pendingInOrder: [PendingChange] { pending.keys.sorted().map { pending[$0]! } }
 
