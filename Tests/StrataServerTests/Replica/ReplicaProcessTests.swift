@@ -18,28 +18,28 @@ struct ReplicaProcessTests {
             defer { try? FileManager.default.removeItem(at: scratch) }
             let server = connection.baseURL.absoluteString
             let environment = ["STRATA_CREDENTIALS": scratch.appendingPathComponent("credentials").path]
-            let login = try ChildProcess.run(strata, ["login", server, "--username", TestAccounts.tester, "--password-stdin"],
+            let login = try await ChildProcess.run(strata, ["login", server, "--username", TestAccounts.tester, "--password-stdin"],
                                              environment: environment, input: TestAccounts.testerPassword + "\n")
             #expect(login.status == 0, "\(login.errors)")
             let replica = scratch.appendingPathComponent("replica").path
             let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
             let common = ["sync", replica, "--server", server, "--service", "cardealer", "--tables", "Person"]
-            let first = try ChildProcess.run(strata, common, environment: environment)
+            let first = try await ChildProcess.run(strata, common, environment: environment)
             #expect(first.status == 0 && first.output.contains("downloaded Person"), "\(first.output)\(first.errors)")
 
             // How long a run that sends one change takes, start to exit; the kills are spread from
             // half of it to past its end, so that they land while the process starts, seals, sends,
             // waits for the answer and pulls.
-            let probe = try ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Probe","lastName":"Probe"}"#],
+            let probe = try await ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Probe","lastName":"Probe"}"#],
                                              environment: environment)
             #expect(probe.status == 0)
             let started = ContinuousClock.now
-            _ = try ChildProcess.run(strata, common, environment: environment)
+            _ = try await ChildProcess.run(strata, common, environment: environment)
             let run = started.duration(to: .now)
             let delays = (0 ..< 12).map { run * (0.5 + 0.6 * Double($0) / 11) }
             var outcomes: [String] = []
             for (round, delay) in delays.enumerated() {
-                let add = try ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Killed\#(round)","lastName":"Kill"}"#],
+                let add = try await ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Killed\#(round)","lastName":"Kill"}"#],
                                                environment: environment)
                 #expect(add.status == 0, "\(add.errors)")
                 var actions = posix_spawn_file_actions_t()
@@ -52,14 +52,14 @@ struct ReplicaProcessTests {
                 try await Task.sleep(for: delay)
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                while waitpid(pid, &status, WNOHANG) == 0 { try await Task.sleep(for: .milliseconds(2)) }
                 // Where the kill landed, for the record (the timing is the machine's, so it is not asserted).
                 let look = try await Replica.open(at: URL(fileURLWithPath: replica), adapter: adapter, tables: [ReplicaTable("Person")])
                 outcomes.append(await look.state.sealed != nil ? "sealed" : (await look.state.pending.isEmpty ? "done" : "queued"))
                 await look.close()
             }
             print("strata sync killed at \(delays.map { "\($0)" }): \(outcomes)")
-            let last = try ChildProcess.run(strata, common, environment: environment)
+            let last = try await ChildProcess.run(strata, common, environment: environment)
             #expect(last.status == 0 && last.output.contains("pending 0 local changes"), "\(last.output)\(last.errors)")
 
             let stored = try await adapter.table("Person", where: "lastName eq 'Kill'").rows.compactMap { $0["firstName"]?.stringValue }

@@ -19,6 +19,18 @@ enum ChildProcess {
         var description: String
     }
 
+    /// ``run(_:_:environment:input:directory:)`` waited for on a thread of its own: a test whose
+    /// child talks to an in-process server must not block one of the two cooperative threads the
+    /// server's handlers run on (with both blocked, child and server wait for each other).
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+                    directory: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try run(executable, arguments, environment: environment, input: input, directory: directory) as Result })
+            }
+        }
+    }
+
     /// Runs `executable` (a path, or a name looked up in `PATH`) and waits for it. `environment`
     /// adds to this process's variables; `input` is its standard input; `directory` its working directory.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
