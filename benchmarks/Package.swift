@@ -7,6 +7,8 @@ import PackageDescription
 //   - `Ceiling`, a Hummingbird 2 server answering constant bodies: what the HTTP stack alone can do;
 //   - `PostgresFloor`, a Hummingbird 2 server doing GET by key with postgres-nio and nothing else: what
 //     the HTTP stack and the driver can do with PostgreSQL on the same cores;
+//   - `ReplicaBench`, the offline replica's client side (issue 26) against a running `strata serve`,
+//     driven by lib/replica.py; it links StrataClient and StrataCore only, as an app would;
 //   - `StrataMicro`, micro-benchmarks of Strata's hot paths with ordo-one/benchmark, built by its plugin
 //     in a folder of its own (the plugin's build settings differ from `swift build`'s):
 //       swift package --scratch-path .work/build-micro --disable-sandbox benchmark
@@ -36,6 +38,17 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Sources/PostgresFloor"
+        ),
+        // malloc_trim for ReplicaBench, which Swift's Glibc module does not export.
+        .target(name: "ReplicaBenchSystem", path: "Sources/ReplicaBenchSystem"),
+        .executableTarget(
+            name: "ReplicaBench",
+            dependencies: [
+                "ReplicaBenchSystem",
+                .product(name: "StrataClient", package: "Strata"),
+                .product(name: "StrataCore", package: "Strata"),
+            ],
+            path: "Sources/ReplicaBench"
         ),
         .executableTarget(
             name: "StrataMicro",

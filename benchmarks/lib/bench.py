@@ -4,6 +4,7 @@
     bench.py capture   fetch every scenario once from every target; keep Strata's bodies for the ceiling
     bench.py measure   load each target with wrk (or time single requests) and write measure.json
     bench.py report    merge measurements, micro-benchmarks and the machine into results; print the table
+    bench.py report-feed, report-replica   after --feed-only / --replica-only: that section replaces the last results' one
 
 Targets and settings come from the environment that benchmarks/run sets (BENCH_*). Every target is
 measured in the same run on the same machine; results are ratios, not absolute claims.
@@ -732,9 +733,11 @@ def report():
     targets = evaluate_targets(measured, micro)
     import scaleout  # here: it imports this module
     import feed
+    import replica
     results = {
         "scale_out": scaleout.load(),
         "feed": feed.load(),
+        "replica": replica.load(),
         "machine": machine,
         "settings": {"connections": CONNECTIONS, "wrk_threads": WRK_THREADS, "duration_s": DURATION, "warmup_s": WARMUP,
                      "repeat": REPEAT, "scale": SCALE, "statistic": "median of the repeats"},
@@ -771,6 +774,22 @@ def report_feed():
         return
     results = json.load(open(out))
     results["feed"] = feed.load()
+    with open(out, "w") as f:
+        json.dump(results, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    write_report(results, out)
+
+
+def report_replica():
+    """benchmarks/run --replica-only: the replica's section replaces the one of the last results; the rest is kept."""
+    import replica
+    out = ENV.get("BENCH_RESULTS", "benchmarks/results/latest.json")
+    if not os.path.exists(out):
+        print(f"{out} does not exist: run benchmarks/run once without --replica-only; the replica's results are in {replica.path()}")
+        print("\n".join(replica.markdown(replica.load())))
+        return
+    results = json.load(open(out))
+    results["replica"] = replica.load()
     with open(out, "w") as f:
         json.dump(results, f, indent=1, ensure_ascii=False)
         f.write("\n")
@@ -925,8 +944,10 @@ def render_markdown(results):
         lines.append(f"| {c['target']} | {shown} | {'yes' if c['met'] else ('no' if c['met'] is False else 'n/a')} |")
     import scaleout
     import feed
+    import replica
     lines += scaleout.markdown(results.get("scale_out"))
     lines += feed.markdown(results.get("feed"))
+    lines += replica.markdown(results.get("replica"))
     return "\n".join(lines) + "\n"
 
 
@@ -1015,6 +1036,8 @@ if __name__ == "__main__":
         report()
     elif command == "report-feed":
         report_feed()
+    elif command == "report-replica":
+        report_replica()
     elif command == "micro":
         micro(sys.argv[2:])
     elif command == "micro-skipped":
