@@ -9,7 +9,7 @@ extension Replica {
     /// - Returns: the new row's key.
     @discardableResult
     public func insert(into name: String, _ values: DataTableValues) throws(ReplicaError) -> DataTableValues {
-        let table = try self.table(name)
+        let table = try shape(name)
         var converted = try convert(values, of: table, allowKeys: true)
         var key: DataTableValues = [:]
         var counters: ReplicaMutation?
@@ -25,7 +25,7 @@ extension Replica {
             }
         }
         let rowKey = try self.key(key, of: table)
-        guard table.visible[rowKey] == nil else {
+        guard visibleRow(name, rowKey) == nil else {
             throw ReplicaError(.invalidChange, "\(name) already has a row with the key \(key); update it instead")
         }
         let change = PendingChange(id: state.nextChange, change: DataTableChange(id: String(state.nextChange), table: name, kind: .insert,
@@ -38,9 +38,9 @@ extension Replica {
     /// Changes fields of a row locally (not its key); sent at the next sync with the values the
     /// row had before, the server's conflict check.
     public func update(_ name: String, key: DataTableValues, _ values: DataTableValues) throws(ReplicaError) {
-        let table = try self.table(name)
+        let table = try shape(name)
         let rowKey = try self.key(key, of: table)
-        guard let current = table.visible[rowKey] else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
+        guard let current = visibleRow(name, rowKey) else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
         let converted = try convert(values, of: table, allowKeys: false)
         var original: DataTableValues = [:]
         var changed: DataTableValues = [:]
@@ -70,9 +70,9 @@ extension Replica {
 
     /// Deletes a row locally; sent at the next sync.
     public func delete(from name: String, key: DataTableValues) throws(ReplicaError) {
-        let table = try self.table(name)
+        let table = try shape(name)
         let rowKey = try self.key(key, of: table)
-        guard let current = table.visible[rowKey] else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
+        guard let current = visibleRow(name, rowKey) else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
         if var open = openChange(of: name, key: rowKey) {
             switch open.change.kind {
             case .insert:
@@ -98,7 +98,7 @@ extension Replica {
         guard var change = state.pending[conflict.id], let server = change.conflict else {
             throw ReplicaError(.invalidChange, "that conflict is no longer waiting (it was resolved, or the replica was reloaded)")
         }
-        let table = try self.table(change.change.table)
+        let table = try shape(change.change.table)
         let rowKey = table.key(of: change.change)
         switch resolution {
         case .keepServer:
@@ -226,7 +226,7 @@ extension Replica {
     /// Drops the unsent local changes of a row: it shows the server's version again (a row
     /// inserted here disappears). Changes in the batch being sent stay: the server may have them.
     public func revert(_ table: String, key: DataTableValues) throws(ReplicaError) {
-        let stored = try self.table(table)
+        let stored = try shape(table)
         let rowKey = try self.key(key, of: stored)
         let sending = Set(state.sealed?.ids ?? [])
         let drops = state.pendingChanges(of: table, key: rowKey).filter { !sending.contains($0.id) }.map { ReplicaMutation.dropPending($0.id) }

@@ -61,7 +61,7 @@ extension Replica {
     /// Reads one table's changes since its token (every page), or the whole table when it has none
     /// or the server answers 410.
     func pull(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
-        let table = try self.table(name)
+        let table = try shape(name)
         let definition = table.definition
         guard let token = table.token, table.isDownloaded else { return try await reload(name) }
         let generation = generations[name, default: 0]
@@ -102,7 +102,7 @@ extension Replica {
     /// Applies the rows and deleted keys of a delta or a change event, and the token after it.
     func apply(_ tables: [CompactTable], token: String, to name: String, origin: ReplicaEvent.Origin) throws(ReplicaError)
         -> (received: Int, removed: Int, reloaded: Bool) {
-        let stored = try self.table(name)
+        let stored = try shape(name)
         var mutations: [ReplicaMutation] = []
         var received = 0, removed = 0
         for part in tables where part.name == name {

@@ -99,8 +99,9 @@ public actor Replica {
     public func rows(_ table: String) throws(ReplicaError) -> [ReplicaRow] {
         let stored = try self.table(table)
         let pendingKeys = Set(state.pending.values.filter { $0.change.table == table }.map { stored.key(of: $0.change) })
-        return stored.visible.map { key, values in ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: pendingKeys.contains(key)) }
-            .sorted { KeyOrder.ascending($0.id, $1.id) }
+        return stored.visible.sorted { KeyOrder.ascending($0.key, $1.key) }.map { key, values in
+            ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: pendingKeys.contains(key), id: key)
+        }
     }
 
     /// One row by its key values; nil when the replica has no such row.
@@ -108,7 +109,7 @@ public actor Replica {
         let stored = try self.table(table)
         let rowKey = try self.key(key, of: stored)
         guard let values = stored.visible[rowKey] else { return nil }
-        return ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: !state.pendingChanges(of: table, key: rowKey).isEmpty)
+        return ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: !state.pendingChanges(of: table, key: rowKey).isEmpty, id: rowKey)
     }
 
     /// Rows by key (in key-field order); nil for a key the replica has no row for (any more).
@@ -117,10 +118,15 @@ public actor Replica {
         var rows: [[ODataValue]: ReplicaRow?] = [:]
         for key in keys {
             rows[key] = .some(stored.visible[key].map {
-                ReplicaRow(fields: stored.fields, values: $0, hasPendingChanges: !state.pendingChanges(of: table, key: key).isEmpty)
+                ReplicaRow(fields: stored.fields, values: $0, hasPendingChanges: !state.pendingChanges(of: table, key: key).isEmpty, id: key)
             })
         }
         return rows
+    }
+
+    /// How many rows a table has as the app sees them.
+    public func count(_ table: String) throws(ReplicaError) -> Int {
+        try self.table(table).visible.count
     }
 
     /// The fields of a table; empty before its first download.
@@ -212,6 +218,21 @@ public actor Replica {
             throw ReplicaError(.unknownName, "the replica does not keep a table '\(name)'; it keeps \(state.order.joined(separator: ", "))")
         }
         return table
+    }
+
+    /// The table's definition, fields and key without its rows: safe to hold while the state
+    /// changes (a whole ``table(_:)`` value would share the row dictionaries' storage, and the
+    /// state's next write to them would copy every row).
+    func shape(_ name: String) throws(ReplicaError) -> ReplicaState.Table {
+        var shape = try table(name)
+        shape.server = [:]
+        shape.visible = [:]
+        return shape
+    }
+
+    /// What the app sees of one row now.
+    func visibleRow(_ table: String, _ key: RowKey) -> [ODataValue]? {
+        state.tables[table]?.visible[key]
     }
 
     /// Key values in key order, converted to the key fields' types.

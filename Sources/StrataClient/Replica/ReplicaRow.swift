@@ -8,6 +8,16 @@ public struct ReplicaRow: Sendable, Hashable, Identifiable {
     public let values: [ODataValue]
     /// True while the row has a local change the server has not acknowledged.
     public let hasPendingChanges: Bool
+    /// The key: stable across syncs, except that a row inserted here gets the server's key when
+    /// its insert is acknowledged (a negative temporary key before).
+    public let id: [ODataValue]
+
+    init(fields: [DataTableField], values: [ODataValue], hasPendingChanges: Bool, id: [ODataValue]) {
+        self.fields = fields
+        self.values = values
+        self.hasPendingChanges = hasPendingChanges
+        self.id = id
+    }
 
     /// The key fields' values: what ``Replica/update(_:key:_:)`` and ``Replica/delete(from:key:)`` take.
     public var key: DataTableValues {
@@ -15,10 +25,6 @@ public struct ReplicaRow: Sendable, Hashable, Identifiable {
         for (field, value) in zip(fields, values) where field.key { key[field.name] = value }
         return key
     }
-
-    /// The key: stable across syncs, except that a row inserted here gets the server's key when
-    /// its insert is acknowledged (a negative temporary key before).
-    public var id: [ODataValue] { zip(fields, values).filter { $0.0.key }.map(\.1) }
 
     /// The value of a field; nil for a name that is not a field.
     public subscript(_ name: String) -> ODataValue? {

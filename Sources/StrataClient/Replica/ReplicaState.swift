@@ -97,100 +97,105 @@ struct ReplicaState: Sendable {
 
     /// Applies one mutation; answers the rows whose visible state may have changed (a table name
     /// with no key: the whole table).
+    ///
+    /// Written so that no copy of a table is alive while its dictionaries change: a `Table` value
+    /// taken out of ``tables`` would share their storage, and the first write would copy all of it
+    /// (100,000 rows for one changed key).
     @discardableResult
     mutating func apply(_ mutation: ReplicaMutation) -> [String: Set<RowKey>?] {
-        var touched: [String: Set<RowKey>?] = [:]
-        func touch(_ table: String, _ key: RowKey) {
-            if case .some(.none) = touched[table] { return }
-            var keys = touched[table].flatMap { $0 } ?? []
-            keys.insert(key)
-            touched[table] = .some(keys)
-        }
+        var keys: [String: Set<RowKey>] = [:]
+        var whole: Set<String> = []
         switch mutation {
         case .putPending(let change):
-            guard let table = tables[change.change.table] else { break }
-            if let old = pending[change.id] {
-                let oldRow = RowID(table: old.change.table, key: tables[old.change.table]?.key(of: old.change) ?? [])
+            guard let newRow = rowID(of: change.change) else { break }
+            if let old = pending[change.id], let oldRow = rowID(of: old.change), oldRow != newRow {
                 pendingByRow[oldRow]?.removeAll { $0 == change.id }
                 if pendingByRow[oldRow]?.isEmpty == true { pendingByRow[oldRow] = nil }
                 refresh(oldRow)
-                touch(oldRow.table, oldRow.key)
+                keys[oldRow.table, default: []].insert(oldRow.key)
             }
             pending[change.id] = change
-            let row = RowID(table: change.change.table, key: table.key(of: change.change))
-            pendingByRow[row, default: []].append(change.id)
-            pendingByRow[row]!.sort()
-            refresh(row)
-            touch(row.table, row.key)
+            if !(pendingByRow[newRow]?.contains(change.id) ?? false) {
+                pendingByRow[newRow, default: []].append(change.id)
+                pendingByRow[newRow]!.sort()
+            }
+            refresh(newRow)
+            keys[newRow.table, default: []].insert(newRow.key)
         case .dropPending(let id):
-            guard let old = pending.removeValue(forKey: id), let table = tables[old.change.table] else { break }
-            let row = RowID(table: old.change.table, key: table.key(of: old.change))
+            guard let old = pending.removeValue(forKey: id), let row = rowID(of: old.change) else { break }
             pendingByRow[row]?.removeAll { $0 == id }
             if pendingByRow[row]?.isEmpty == true { pendingByRow[row] = nil }
             refresh(row)
-            touch(row.table, row.key)
+            keys[row.table, default: []].insert(row.key)
         case .seal(let key, let ids):
             sealed = Sealed(key: key, ids: ids)
         case .unseal:
             sealed = nil
         case .upsert(let name, let rows):
-            guard var table = tables[name] else { break }
-            var keys: [RowKey] = []
+            guard let positions = tables[name]?.keyPositions else { break }
+            var changed = Set<RowKey>()
+            changed.reserveCapacity(rows.count)
             for row in rows {
-                let key = table.key(of: row)
-                table.server[key] = row
-                keys.append(key)
+                let key = positions.map { row[$0] }
+                tables[name]!.server[key] = row
+                changed.insert(key)
             }
-            tables[name] = table
-            for key in keys {
-                refresh(RowID(table: name, key: key))
-                touch(name, key)
-            }
-        case .delete(let name, let keys):
+            for key in changed { refresh(RowID(table: name, key: key)) }
+            keys[name, default: []].formUnion(changed)
+        case .delete(let name, let deleted):
             guard tables[name] != nil else { break }
-            for key in keys {
+            for key in deleted {
                 tables[name]!.server[key] = nil
                 refresh(RowID(table: name, key: key))
-                touch(name, key)
             }
+            keys[name, default: []].formUnion(deleted)
         case .replace(let name, let fields, let rows, let token):
-            guard var table = tables[name] else { break }
+            guard var table = tables.removeValue(forKey: name) else { break }
             table.fields = fields
             table.keyPositions = fields.indices.filter { fields[$0].key }
-            table.server = Dictionary(rows.map { (table.key(of: $0), $0) }, uniquingKeysWith: { _, later in later })
+            let positions = table.keyPositions
+            table.server = Dictionary(rows.map { row in (positions.map { row[$0] }, row) }, uniquingKeysWith: { _, later in later })
             table.token = token
             tables[name] = table
             refreshTable(name)
-            touched[name] = .some(nil)
+            whole.insert(name)
         case .token(let name, let token):
             tables[name]?.token = token
         case .forget(let name):
-            guard var table = tables[name] else { break }
-            table.server = [:]
-            table.token = nil
-            tables[name] = table
+            guard tables[name] != nil else { break }
+            tables[name]!.server = [:]
+            tables[name]!.token = nil
             refreshTable(name)
-            touched[name] = .some(nil)
+            whole.insert(name)
         case .counters(let change, let temporary):
             nextChange = change
             nextTemporaryKey = temporary
         }
+        var touched: [String: Set<RowKey>?] = [:]
+        for (table, changed) in keys { touched[table] = .some(changed) }
+        for table in whole { touched[table] = .some(nil) }
         return touched
+    }
+
+    /// The row a change is about; nil for a table the replica does not keep.
+    private func rowID(of change: DataTableChange) -> RowID? {
+        guard let table = tables[change.table] else { return nil }
+        return RowID(table: change.table, key: table.key(of: change))
     }
 
     /// Recomputes what the app sees of one row.
     private mutating func refresh(_ row: RowID) {
-        guard let table = tables[row.table] else { return }
-        var values = table.server[row.key]
+        guard let fields = tables[row.table]?.fields else { return }
+        var values = tables[row.table]!.server[row.key]
         for id in pendingByRow[row] ?? [] {
-            values = pending[id]!.applied(to: values, fields: table.fields)
+            values = pending[id]!.applied(to: values, fields: fields)
         }
         tables[row.table]!.visible[row.key] = values
     }
 
     private mutating func refreshTable(_ name: String) {
-        guard let table = tables[name] else { return }
-        tables[name]!.visible = table.server
+        guard tables[name] != nil else { return }
+        tables[name]!.visible = tables[name]!.server
         for row in pendingByRow.keys where row.table == name { refresh(row) }
     }
 
