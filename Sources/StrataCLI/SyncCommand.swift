@@ -201,6 +201,20 @@ struct SyncCommand: AsyncParsableCommand {
 
     private func synchronize(_ replica: Replica) async throws {
         let started = ContinuousClock.now
+        // Progress of whole-table downloads, at most twice a second.
+        let events = await replica.events()
+        let progress = Task {
+            var last = ContinuousClock.now
+            for await event in events {
+                guard case .status(let status) = event, let download = status.download,
+                      ContinuousClock.now - last >= .milliseconds(500) else { continue }
+                last = .now
+                let megabytes = Double(download.receivedBytes) / 1_048_576
+                print("downloading \(download.table): \(String(format: "%.1f", megabytes)) MB"
+                      + (download.expectedBytes.map { " of \(String(format: "%.1f", Double($0) / 1_048_576)) MB" } ?? ""))
+            }
+        }
+        defer { progress.cancel() }
         let report: SyncReport
         do {
             report = try await replica.sync()

@@ -101,9 +101,11 @@ extension RemoteDataAdapter {
     ///
     /// The token covers this table with this `where` and `select`: ask for its changes with the
     /// same values in ``fetchChanges(table:where:select:since:wait:)``.
-    public func fetchTable(_ name: String, where filter: String? = nil, select: [String] = [], track: Bool) async throws(StrataError) -> TrackedTables {
+    /// - Parameter progress: called as the rows arrive (a large table is megabytes).
+    public func fetchTable(_ name: String, where filter: String? = nil, select: [String] = [], track: Bool,
+                           progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> TrackedTables {
         let response = try await dataService.send(StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: select,
-                                                                                     extra: track ? "track=1" : nil)))
+                                                                                     extra: track ? "track=1" : nil)), progress: progress)
         let document = try Self.delta(in: response)
         guard document.tables.count == 1 else { throw ResponseReader.invalid(response, "The server answered \(document.tables.count) tables for one.") }
         if track, document.token == nil { throw ResponseReader.invalid(response, "The server gave no token for the tracked table \(name).") }

@@ -85,8 +85,14 @@ extension Replica {
         let generation = generations[name, default: 0]
         let tracked: TrackedTables
         do {
-            tracked = try await adapter.fetchTable(name, where: definition.filter, track: true)
+            setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: 0, expectedBytes: nil) }
+            tracked = try await adapter.fetchTable(name, where: definition.filter, track: true) { [weak self] progress in
+                guard progress.direction == .download else { return }
+                Task { await self?.downloaded(name, progress) }
+            }
+            setStatus { $0.download = nil }
         } catch {
+            setStatus { $0.download = nil }
             throw ReplicaError(.sync, "could not download \(name): \(error.message)", underlying: error)
         }
         guard let table = tracked.tables.first, let token = tracked.token else {
@@ -97,6 +103,12 @@ extension Replica {
         let before = state.tables[name]?.server.count ?? 0
         try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token)], origin: .pull)
         return (table.rows.count, max(0, before - table.rows.count), true)
+    }
+
+    private func downloaded(_ name: String, _ progress: TransferProgress) {
+        // A progress report that arrives after the download finished is dropped.
+        guard status.download?.table == name else { return }
+        setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: progress.completedBytes, expectedBytes: progress.expectedBytes) }
     }
 
     /// Applies the rows and deleted keys of a delta or a change event, and the token after it.

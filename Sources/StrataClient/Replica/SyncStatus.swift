@@ -26,6 +26,16 @@ public struct SyncStatus: Sendable, Hashable {
     public var waitingConflicts = 0
     /// Why the last attempt failed; nil after a success.
     public var lastError: String?
+    /// While a table is downloaded whole (a first sync, or a reload): which, and how far.
+    public var download: Download?
+
+    /// A whole table on its way.
+    public struct Download: Sendable, Hashable {
+        public var table: String
+        public var receivedBytes: Int64
+        /// Nil when the server streams the table without announcing its length.
+        public var expectedBytes: Int64?
+    }
 
     public init() {}
 }

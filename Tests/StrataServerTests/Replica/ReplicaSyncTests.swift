@@ -15,7 +15,17 @@ struct ReplicaSyncTests {
             let fixture = ReplicaFixture(connection)
             defer { fixture.remove() }
             var replica = try await fixture.open()
+            let events = await replica.events()
             let first = try await replica.sync()
+            await replica.close()
+            var downloads: [String] = []
+            for await event in events {
+                if case .status(let status) = event, let download = status.download, downloads.last != download.table {
+                    downloads.append(download.table)
+                }
+            }
+            #expect(downloads == ["Person", "Car"], "the status names each table while it downloads")
+            replica = try await fixture.open()
             let people = try await fixture.adapter.table("Person").rows.count
             #expect(try await replica.rows("Person").count == people)
             #expect(first.reloaded == ["Person", "Car"])
