@@ -764,36 +764,38 @@ def write_report(results, out):
         update_readme(readme, markdown)
 
 
-def report_feed():
-    """benchmarks/run --feed-only: the feed's section replaces the one of the last results; the rest is kept."""
-    import feed
+def report_section(key, module, option):
+    """benchmarks/run --feed-only / --replica-only: that section (`key` of the results, measured by `module`)
+    replaces the one of the last results; the rest is kept."""
     out = ENV.get("BENCH_RESULTS", "benchmarks/results/latest.json")
     if not os.path.exists(out):
-        print(f"{out} does not exist: run benchmarks/run once without --feed-only; the feed's results are in {feed.path()}")
-        print("\n".join(feed.markdown(feed.load())))
+        print(f"{out} does not exist: run benchmarks/run once without {option}; the results are in {module.path()}")
+        print("\n".join(module.markdown(module.load())))
         return
     results = json.load(open(out))
-    results["feed"] = feed.load()
+    results[key] = module.load()
     with open(out, "w") as f:
         json.dump(results, f, indent=1, ensure_ascii=False)
         f.write("\n")
     write_report(results, out)
 
 
-def report_replica():
-    """benchmarks/run --replica-only: the replica's section replaces the one of the last results; the rest is kept."""
-    import replica
-    out = ENV.get("BENCH_RESULTS", "benchmarks/results/latest.json")
-    if not os.path.exists(out):
-        print(f"{out} does not exist: run benchmarks/run once without --replica-only; the replica's results are in {replica.path()}")
-        print("\n".join(replica.markdown(replica.load())))
-        return
-    results = json.load(open(out))
-    results["replica"] = replica.load()
-    with open(out, "w") as f:
-        json.dump(results, f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    write_report(results, out)
+def target_table(lines, results):
+    """Starts a markdown table with a column per measured Strata target in `results` (a section's results by
+    target name); answers row(title, get), which adds a row of get(target's results) — '—' where that fails."""
+    names = [n for n in STRATA if n in results]
+    lines.append("| measurement | " + " | ".join(TARGETS[n]["label"] for n in names) + " |")
+    lines.append("|---|" + "---:|" * len(names))
+
+    def row(title, get):
+        cells = []
+        for n in names:
+            try:
+                cells.append(get(results[n]))
+            except (KeyError, TypeError, IndexError):
+                cells.append("—")
+        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    return row
 
 
 def evaluate_targets(measured, micro):
@@ -1035,9 +1037,11 @@ if __name__ == "__main__":
     elif command == "report":
         report()
     elif command == "report-feed":
-        report_feed()
+        import feed
+        report_section("feed", feed, "--feed-only")
     elif command == "report-replica":
-        report_replica()
+        import replica
+        report_section("replica", replica, "--replica-only")
     elif command == "micro":
         micro(sys.argv[2:])
     elif command == "micro-skipped":

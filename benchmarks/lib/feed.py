@@ -618,19 +618,7 @@ def markdown(results):
                  f"after {' '.join(run.get('load_after') or [])}; wrk as above for the POSTs, {s.get('seconds')} s of paced load "
                  f"for the subscribers.")
     lines.append("")
-    names = [n for n in bench.STRATA if n in results]
-    label = lambda n: bench.TARGETS[n]["label"]
-    lines.append("| measurement | " + " | ".join(label(n) for n in names) + " |")
-    lines.append("|---|" + "---:|" * len(names))
-
-    def row(title, get):
-        cells = []
-        for n in names:
-            try:
-                cells.append(get(results[n]))
-            except (KeyError, TypeError):
-                cells.append("—")
-        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    row = bench.target_table(lines, results)
 
     num = bench.fmt_num
     row("POST one entity, tracking off → on (req/s = committed changes/s under wrk)",
@@ -664,9 +652,9 @@ def markdown(results):
         lambda e: f"{e['subscribers']['rss_per_subscriber_kb']:.0f} KiB")
     row("errors (subscribers, writes)",
         lambda e: f"{e['subscribers']['error_count']}, {sum(v for k, v in e['subscribers']['write_statuses'].items() if k not in ('201', '204'))}")
-    for n in names:
-        if results[n].get("failed"):
-            lines.append(f"\n{label(n)}: failed: {results[n]['failed']}")
+    for n in bench.STRATA:
+        if (results.get(n) or {}).get("failed"):
+            lines.append(f"\n{bench.TARGETS[n]['label']}: failed: {results[n]['failed']}")
     lines.append("")
     lines.append(f"Subscribers: `$feed?sets=Person&$filter=personID mod {FILTERS} eq K`, K = 0…{FILTERS - 1}, "
                  f"{s.get('subscribers', 0) // FILTERS} each; the paced load writes firstName `L<seq>` with inserts and "

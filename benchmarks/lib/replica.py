@@ -232,19 +232,7 @@ def markdown(results):
                  f"of its own, a new process per phase) keeps `Person` where `{s.get('where')}`; the replica's directory is on "
                  f"{results.get('disk', {}).get('text', '?')}.")
     lines.append("")
-    names = [n for n in bench.STRATA if n in results]
-    label = lambda n: bench.TARGETS[n]["label"]
-    lines.append("| measurement | " + " | ".join(label(n) for n in names) + " |")
-    lines.append("|---|" + "---:|" * len(names))
-
-    def row(title, get):
-        cells = []
-        for n in names:
-            try:
-                cells.append(get(results[n]))
-            except (KeyError, TypeError, IndexError):
-                cells.append("—")
-        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    row = bench.target_table(lines, results)
 
     num = bench.fmt_num
     # Latencies below a millisecond (a first edit, the disk's fsync) keep two decimals.
@@ -288,9 +276,9 @@ def markdown(results):
         lambda e: ms(e["observe"]["query_first_rows_ms"]))
     row("push of the writes' pending changes: one `sync()`",
         lambda e: f"{ms(e['observe']['push_s'] * 1000)} ({e['observe']['push_sent']} changes)")
-    for n in names:
-        if results[n].get("failed"):
-            lines.append(f"\n{label(n)}: failed: {results[n]['failed']}")
+    for n in bench.STRATA:
+        if (results.get(n) or {}).get("failed"):
+            lines.append(f"\n{bench.TARGETS[n]['label']}: failed: {results[n]['failed']}")
     lines.append("")
     lines.append(f"Download and delta: median of {s.get('repeat')} runs (each download from an empty directory; each delta "
                  f"updates the same {s.get('delta_rows', 0):,} rows, every {max(1, s.get('scale', 0) // max(1, s.get('delta_rows', 1)))}th key, to new values). The writes update rows "
