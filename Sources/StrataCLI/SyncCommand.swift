@@ -106,8 +106,7 @@ struct SyncCommand: AsyncParsableCommand {
     private func edit(_ replica: Replica) async throws {
         do {
             for item in add {
-                let (table, key, values) = try Self.parseEdit(item, needsKey: false, needsValues: true)
-                precondition(key == nil)
+                let (table, _, values) = try Self.parseEdit(item, needsKey: false, needsValues: true)
                 let fields = try await replica.fields(table)
                 let inserted = try await replica.insert(into: table, try Self.values(values!, fields: fields))
                 print("added \(table) \(Self.describe(inserted))")
@@ -131,16 +130,16 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    /// `Table(key)={json}` into its parts.
+    /// `Table(key)={json}` into its parts (a composite key's `=` is inside the parentheses).
     static func parseEdit(_ text: String, needsKey: Bool, needsValues: Bool) throws -> (String, String?, String?) {
         var head = Substring(text), json: String?
-        if let equals = text.firstIndex(of: "="), text[text.index(after: equals)...].first == "{" || !needsValues {
-            if needsValues || text[text.index(after: equals)...].first == "{" {
-                head = text[..<equals]
-                json = String(text[text.index(after: equals)...])
+        if needsValues {
+            guard let split = text.range(of: "={") else {
+                throw CLIError("write the values as \(needsKey ? "Table(key)" : "Table")={\"field\":value}, not \(text)")
             }
+            head = text[..<split.lowerBound]
+            json = String(text[text.index(after: split.lowerBound)...])
         }
-        if needsValues, json == nil { throw CLIError("write the values as \(needsKey ? "Table(key)" : "Table")={\"field\":value}, not \(text)") }
         var key: String?
         if let open = head.firstIndex(of: "("), head.last == ")" {
             key = String(head[head.index(after: open) ..< head.index(before: head.endIndex)])

@@ -39,7 +39,7 @@ final class StrataMetrics: Sendable {
     /// Counts one SQL statement sent to a database.
     var statementCounter: StatementCounter {
         let counter = sqlStatements
-        return StatementCounter { counter.increment() }
+        return .counting { counter.increment() }
     }
 
     /// Records one HTTP request by route (a low-cardinality name such as `odata.collection`), method and status.

@@ -32,6 +32,12 @@ final class ChangeLogPruner: Sendable {
 
     /// One pass over the tracked services; a failure is logged and the next pass tries again.
     static func pruneAll(_ services: [ODataService], retention: Duration, logger: Logger) async {
+        await StatementCounter.$isUpkeep.withValue(true) {
+            await prune(services, retention: retention, logger: logger)
+        }
+    }
+
+    private static func prune(_ services: [ODataService], retention: Duration, logger: Logger) async {
         for service in services {
             guard !Task.isCancelled else { return }
             do {

@@ -79,4 +79,14 @@ struct StatementCounter: Sendable {
     var increment: @Sendable () -> Void
 
     static let none = StatementCounter(increment: {})
+
+    /// Set while Strata's own upkeep runs against a service's database (pruning the change log and
+    /// change-set receipts): those statements are not the service's SQL, and they run at moments of
+    /// their own, so counting them would make the metric move under a request that ran none.
+    @TaskLocal static var isUpkeep = false
+
+    /// A counter that leaves out upkeep.
+    static func counting(_ count: @escaping @Sendable () -> Void) -> StatementCounter {
+        StatementCounter { if !isUpkeep { count() } }
+    }
 }
