@@ -124,7 +124,7 @@ extension ServeOptions {
     static let changeRetention: ServeOption<String> = ServeOption(
         flag: "change-retention", valueName: "T", variable: "STRATA_CHANGE_RETENTION",
         defaultValue: .literal(DurationText.option(defaults.changeRetention)),
-        summary: "how long a tracked service's change log keeps a change (`30d`, `12h`); older ones are pruned at start and hourly, and delta tokens older than this are gone",
+        summary: "how long a tracked service's change log keeps a change, and `$changes` keeps the receipts of idempotent change sets (`30d`, `12h`); older ones are pruned at start and hourly, and delta tokens older than this are gone",
         given: { $0.changeRetention }, parse: { $0 },
         apply: { text, setup in
             let retention = try DurationText.parse(text, option: "--change-retention")
