@@ -198,8 +198,11 @@ extension ReplicaState.Table {
 
 /// A local change not yet acknowledged by the server, as ``Replica/pendingChanges`` lists it.
 public struct LocalChange: Sendable, Hashable, Identifiable {
+    /// The change's number in the replica, increasing in the order changes were made.
     public var id: UInt64
+    /// The table of the changed row.
     public var table: String
+    /// Insert, update or delete.
     public var kind: DataTableChange.Kind
     /// The row's key (a temporary one for a new row).
     public var key: DataTableValues

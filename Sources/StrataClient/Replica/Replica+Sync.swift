@@ -3,16 +3,19 @@ import StrataCore
 
 /// What one ``Replica/sync()`` did.
 public struct SyncReport: Sendable, Hashable {
-    /// Local changes sent, and how many the server applied or refused.
+    /// Local changes sent.
     public var sent = 0
+    /// Of those, how many the server applied.
     public var applied = 0
+    /// Of those, how many it refused (they stay pending with the reason, ``LocalChange/error``).
     public var failed = 0
     /// Conflicts met while sending, as their tables' policies settled them.
     public var conflicts: [ReplicaConflict] = []
     /// True when the server had applied the batch before (a retried push) and answered from its receipts.
     public var replayed = false
-    /// Rows received (inserted or changed) and removed (deleted, or out of the filter) by the pull.
+    /// Rows received (inserted or changed) by the pull.
     public var received = 0
+    /// Rows removed by the pull: deleted on the server, or out of the table's filter or your rights now.
     public var removed = 0
     /// Tables downloaded whole: the first sync, or a reload after the server forgot the token (410).
     public var reloaded: [String] = []

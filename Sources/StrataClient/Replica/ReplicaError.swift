@@ -1,5 +1,6 @@
 /// What went wrong with a ``Replica``: its files, a change the app asked for, or a sync.
 public struct ReplicaError: Error, Sendable, CustomStringConvertible {
+    /// What failed, so that callers can react to each (retry a ``Kind/sync`` later, for example).
     public enum Kind: Sendable, Hashable {
         /// The replica's directory cannot be read or written (permissions, a full disk).
         case storage
@@ -18,17 +19,20 @@ public struct ReplicaError: Error, Sendable, CustomStringConvertible {
         case closed
     }
 
+    /// What failed.
     public var kind: Kind
     /// What happened and what to do.
     public var message: String
     /// For ``Kind/sync``: the client's error.
     public var underlying: StrataError?
 
+    /// An error of `kind`; the replica makes these.
     public init(_ kind: Kind, _ message: String, underlying: StrataError? = nil) {
         self.kind = kind
         self.message = message
         self.underlying = underlying
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -24,11 +24,13 @@ public enum ReplicaEvent: Sendable, Hashable {
 
 /// Rows that changed as the app sees them, and why.
 public struct ReplicaChange: Sendable, Hashable {
+    /// Where the change came from.
     public var origin: ReplicaEvent.Origin
     /// Per table, the keys (in key-field order) of the rows that changed — inserted, updated,
     /// deleted or rekeyed; nil for a table that changed as a whole (downloaded again).
     public var rows: [String: Set<[ODataValue]>?]
 
+    /// A change; the replica makes these.
     public init(origin: ReplicaEvent.Origin, rows: [String: Set<[ODataValue]>?]) {
         self.origin = origin
         self.rows = rows
@@ -54,14 +56,17 @@ public struct ReplicaConflict: Sendable, Hashable, Identifiable {
 
     /// Identifies the local change (for ``Replica/resolve(_:_:)``).
     public var id: UInt64
+    /// The table of the row.
     public var table: String
     /// The row's key.
     public var key: DataTableValues
+    /// What the local change did.
     public var kind: DataTableChange.Kind
     /// The local change's new values (empty for a delete).
     public var localValues: DataTableValues
     /// The server's row when the conflict was found; nil when the server deleted it.
     public var serverRow: DataTableValues?
+    /// How it was settled.
     public var outcome: Outcome
 }
 

@@ -15,6 +15,7 @@ public struct ReplicaTable: Sendable, Hashable {
     /// How conflicts on this table are settled.
     public var conflicts: ConflictPolicy
 
+    /// A table to keep, narrowed by `filter` when given, with its conflict policy.
     public init(_ name: String, where filter: String? = nil, conflicts: ConflictPolicy = .mergeFields) {
         self.name = name
         self.filter = filter

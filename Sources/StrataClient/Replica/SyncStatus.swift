@@ -15,6 +15,7 @@ public struct SyncStatus: Sendable, Hashable {
         case offline
     }
 
+    /// What the replica is doing.
     public var activity: Activity = .idle
     /// True while the live change stream is connected.
     public var connected = false
@@ -31,11 +32,14 @@ public struct SyncStatus: Sendable, Hashable {
 
     /// A whole table on its way.
     public struct Download: Sendable, Hashable {
+        /// The table.
         public var table: String
+        /// Bytes received so far.
         public var receivedBytes: Int64
         /// Nil when the server streams the table without announcing its length.
         public var expectedBytes: Int64?
     }
 
+    /// Idle, never synced, nothing pending.
     public init() {}
 }

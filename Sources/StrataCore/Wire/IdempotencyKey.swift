@@ -9,6 +9,7 @@ public struct IdempotencyKey: Sendable, Hashable, CustomStringConvertible {
     public static let headerName = "Idempotency-Key"
     /// The response header that says the results were (at least partly) stored earlier under the key.
     public static let replayedHeaderName = "Idempotent-Replayed"
+    /// The longest key, in bytes.
     public static let maximumLength = 255
 
     /// The key, without quotes.
@@ -41,5 +42,6 @@ public struct IdempotencyKey: Sendable, Hashable, CustomStringConvertible {
     /// The header's value: the key in quotes.
     public var headerValue: String { "\"\(value)\"" }
 
+    /// The key.
     public var description: String { value }
 }
