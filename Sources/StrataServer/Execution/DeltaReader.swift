@@ -65,7 +65,7 @@ struct DeltaReader: Sendable {
             }
             guard !log.isPruned(cursor, info: info) else { throw Gone.pruned }
             // One more than a page: whether the window goes on.
-            let window = try await log.windowKeys(after: cursor, upTo: windowEnd, tables: Array(Set(tables)), limit: pageSize + 1,
+            let window = try await log.windowKeys(after: cursor, upTo: windowEnd, tables: Array(Set(tables)).sorted(), limit: pageSize + 1,
                                                   offset: sent, connection)
             let taken = window.keys.prefix(pageSize)
             var page = Page(tables: [], end: window.end, sent: sent + taken.count, more: window.keys.count > pageSize)
