@@ -38,10 +38,17 @@ struct KeysCommand: AsyncParsableCommand {
         var algorithm = "HS256"
         @Flag(help: "Seal the new key with the key secret where the current one is sealed with DIR/key-encryption.key.")
         var changeSealing = false
+        @Flag(help: "Rotate the key of change-feed tokens (delta links, $tables tokens, event ids) instead; tokens made with the old key keep working for the change retention.")
+        var feed = false
         @OptionGroup var keys: KeyOptions
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
+            if feed {
+                let id = try await storage.administer { admin in try await admin.rotateFeedKey() }
+                print("Added the feed key \(id); servers make new change-feed tokens with it once they hear of it. Tokens made before still work.")
+                return
+            }
             guard let algorithm = TokenAlgorithm(name: algorithm) else { throw ValidationError("--algorithm must be HS256 or ES256, not \(algorithm)") }
             let environment = ProcessInfo.processInfo.environment
             let (added, all) = try await storage.administer(adjust: { try keys.apply(to: &$0, environment: environment) }) { admin in

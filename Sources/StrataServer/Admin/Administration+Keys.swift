@@ -18,6 +18,17 @@ extension Administration {
         try await requireSigningKeys().list()
     }
 
+    /// Adds a new key for change-feed tokens (delta links, `$tables` tokens, event ids); the keys
+    /// before it retire but still verify the tokens they made for the change retention plus a day,
+    /// so no client has to reload. Servers issue tokens with the new key once they hear of the
+    /// change (``SystemChange/keys``) or read their keys again. Answers the new key's id.
+    @discardableResult
+    public func rotateFeedKey() async throws -> UInt32 {
+        let key = FeedKeyRing.newKey(now: now())
+        try await store.system.addFeedKey(key, retiringOthers: true)
+        return key.id
+    }
+
     private func requireSigningKeys() throws -> SigningKeys {
         guard let signingKeys else { throw ODataError.badRequest("Signing keys are administered with `strata keys`.") }
         return signingKeys

@@ -79,12 +79,13 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
     let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger, auth: auth)
     services.append(RuntimeShutdownService(runtime: runtime))
     let changes = SystemChangeDispatcher(runtime: runtime)
-    changes.onKeysChanged { [logger] in
+    changes.onKeysChanged { [logger, feed = runtime.feed] in
         do {
             try await auth.reloadSigningKeys()
+            try await feed.keys.reload()
         } catch {
             // The keys held so far stay in use; a token with a key id this server lacks makes it try again.
-            logger.error("Could not read the token signing keys again", metadata: ["error": "\(error)"])
+            logger.error("Could not read the token or feed keys again", metadata: ["error": "\(error)"])
         }
     }
     let started = StartSignal()

@@ -88,7 +88,7 @@ final class FeedKeyRing: Sendable {
         return state.withLock { $0.keys[id] }
     }
 
-    private static func newKey(now: Date) -> StoredFeedKey {
+    static func newKey(now: Date) -> StoredFeedKey {
         let id = UInt32.random(in: 1 ... .max)
         return StoredFeedKey(id: id, keyHex: Hex.lowercase(RandomSecret.bytes(32)), createdAt: Int64(now.timeIntervalSince1970), retiredAt: nil)
     }

@@ -65,6 +65,32 @@ struct FeedTablesTests {
         }
     }
 
+    @Test("strata keys rotate --feed: new tokens are made with the new key, tokens made before still work", arguments: Backend.allCases)
+    func rotateFeedKey(_ backend: Backend) async throws {
+        try await withTrackedServer(backend) { server in
+            let before = try #require(try await server.client.execute(uri: "/cardealer/$tables?names=Car&track=1", method: .get)
+                .json[member: "token"]?.stringValue)
+            let added = try await Administration.with(server.configuration, logger: TestDatabases.logger) { try await $0.rotateFeedKey() }
+            // As a server does when it hears of the change (the announcement on PostgreSQL, a poll on SQLite).
+            try await server.runtime.feed.keys.reload()
+            let after = try #require(try await server.client.execute(uri: "/cardealer/$tables?names=Car&track=1", method: .get)
+                .json[member: "token"]?.stringValue)
+            #expect(Self.keyID(after) == added && Self.keyID(before) != added)
+            _ = try await server.client.post("/cardealer/Car", #"{"make":"Rotated","model":"Key"}"#)
+            for token in [before, after] {
+                let delta = try await server.client.execute(uri: "/cardealer/$tables?names=Car&since=\(token)", method: .get)
+                #expect(delta.status == .ok, "\(delta.text.prefix(200))")
+                #expect(delta.text.contains("Rotated"))
+            }
+        }
+    }
+
+    /// The key id a feed token names (after its version byte).
+    static func keyID(_ token: String) -> UInt32? {
+        guard let bytes = Base64URL.decode(token), bytes.count > 5 else { return nil }
+        return bytes[1 ... 4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
     @Test("wait= holds an empty delta until a change comes", arguments: Backend.allCases)
     func longPoll(_ backend: Backend) async throws {
         try await withServer(backend, demo: false, services: [FeedFixtures.service], configure: { FeedFixtures.track(&$0) }) { client in
