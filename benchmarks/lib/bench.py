@@ -780,6 +780,13 @@ def report_section(key, module, option):
     write_report(results, out)
 
 
+def target_failures(lines, results):
+    """A line for each Strata target whose section failed, after its table."""
+    for n in STRATA:
+        if (results.get(n) or {}).get("failed"):
+            lines.append(f"\n{TARGETS[n]['label']}: failed: {results[n]['failed']}")
+
+
 def target_table(lines, results):
     """Starts a markdown table with a column per measured Strata target in `results` (a section's results by
     target name); answers row(title, get), which adds a row of get(target's results) — '—' where that fails."""

@@ -652,9 +652,7 @@ def markdown(results):
         lambda e: f"{e['subscribers']['rss_per_subscriber_kb']:.0f} KiB")
     row("errors (subscribers, writes)",
         lambda e: f"{e['subscribers']['error_count']}, {sum(v for k, v in e['subscribers']['write_statuses'].items() if k not in ('201', '204'))}")
-    for n in bench.STRATA:
-        if (results.get(n) or {}).get("failed"):
-            lines.append(f"\n{bench.TARGETS[n]['label']}: failed: {results[n]['failed']}")
+    bench.target_failures(lines, results)
     lines.append("")
     lines.append(f"Subscribers: `$feed?sets=Person&$filter=personID mod {FILTERS} eq K`, K = 0…{FILTERS - 1}, "
                  f"{s.get('subscribers', 0) // FILTERS} each; the paced load writes firstName `L<seq>` with inserts and "

@@ -276,9 +276,7 @@ def markdown(results):
         lambda e: ms(e["observe"]["query_first_rows_ms"]))
     row("push of the writes' pending changes: one `sync()`",
         lambda e: f"{ms(e['observe']['push_s'] * 1000)} ({e['observe']['push_sent']} changes)")
-    for n in bench.STRATA:
-        if (results.get(n) or {}).get("failed"):
-            lines.append(f"\n{bench.TARGETS[n]['label']}: failed: {results[n]['failed']}")
+    bench.target_failures(lines, results)
     lines.append("")
     lines.append(f"Download and delta: median of {s.get('repeat')} runs (each download from an empty directory; each delta "
                  f"updates the same {s.get('delta_rows', 0):,} rows, every {max(1, s.get('scale', 0) // max(1, s.get('delta_rows', 1)))}th key, to new values). The writes update rows "
