@@ -38,13 +38,17 @@ extension Replica {
                 let configuration = EventStreamConfiguration(initialRetry: retry, maximumRetry: maximumRetry) { [weak self] change in
                     Task { await self?.streamState(name, change) }
                 }
-                for try await event in adapter.changeStream([name], filter: definition.filter, since: token, configuration: configuration) {
+                events: for try await event in adapter.changeStream([name], filter: definition.filter, since: token, configuration: configuration) {
                     switch event {
                     case .ready:
                         delay = retry
                     case .changes(let batch):
                         delay = retry
-                        _ = try apply(batch.tables, token: batch.token, to: name, origin: .live)
+                        // Rows of another shape (the model changed): download again, then follow from the new token.
+                        guard try apply(batch.tables, token: batch.token, to: name, origin: .live) != nil else {
+                            _ = try await reload(name)
+                            break events
+                        }
                     case .gone:
                         _ = try await reload(name)
                     }

@@ -79,7 +79,8 @@ extension Replica {
         }
         // The live stream applied something newer meanwhile: this delta is older than the table.
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
-        return try apply(delta.tables, token: delta.token, to: name, origin: .pull)
+        guard let applied = try apply(delta.tables, token: delta.token, to: name, origin: .pull) else { return try await reload(name) }
+        return applied
     }
 
     /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
@@ -114,18 +115,16 @@ extension Replica {
         setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: progress.completedBytes, expectedBytes: progress.expectedBytes) }
     }
 
-    /// Applies the rows and deleted keys of a delta or a change event, and the token after it.
+    /// Applies the rows and deleted keys of a delta or a change event, and the token after it. Nil
+    /// when the server's fields of the table changed (its model was reloaded): the caller downloads
+    /// the table again, since rows of the new shape do not fit the old one.
     func apply(_ tables: [CompactTable], token: String, to name: String, origin: ReplicaEvent.Origin) throws(ReplicaError)
-        -> (received: Int, removed: Int, reloaded: Bool) {
+        -> (received: Int, removed: Int, reloaded: Bool)? {
         let stored = try shape(name)
         var mutations: [ReplicaMutation] = []
         var received = 0, removed = 0
         for part in tables where part.name == name {
-            // The server's fields changed (the model was reloaded): rows in the new shape need a reload.
-            guard part.fields.map(\.name) == stored.fields.map(\.name) else {
-                try commit([.token(table: name, nil)], origin: origin)
-                return (0, 0, false)
-            }
+            guard part.fields.map(\.name) == stored.fields.map(\.name) else { return nil }
             if !part.rows.isEmpty { mutations.append(.upsert(table: name, rows: part.rows)) }
             if let deleted = part.deleted, !deleted.isEmpty { mutations.append(.delete(table: name, keys: deleted)) }
             received += part.rows.count

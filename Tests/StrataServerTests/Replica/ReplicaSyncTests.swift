@@ -156,7 +156,7 @@ struct ReplicaSyncTests {
         }
     }
 
-    @Test("A row that leaves the table's filter leaves the replica; a 410 token reloads and keeps unsent changes",
+    @Test("A row that leaves the table's filter leaves the replica; a 410 token, or rows of another shape, reload and keep unsent changes",
           arguments: Backend.allCases)
     func filterAndGone(_ backend: Backend) async throws {
         try await withLiveServer(backend) { connection in
@@ -178,6 +178,16 @@ struct ReplicaSyncTests {
             #expect(reloaded.reloaded == ["Person"] && reloaded.applied == 1, "\(reloaded)")
             #expect(try await replica.row("Person", key: ["personID": .int32(6)])?["firstName"] == .string("Kept"))
             #expect(try await fixture.serverRows("Person", where: "personID eq 6").first?["firstName"] == .string("Kept"))
+
+            // Rows of the server's shape that do not fit the replica's (as after a model change):
+            // the table is downloaded again instead of taking rows with other fields.
+            let fields = try await replica.fields("Person"), token = await replica.state.tables["Person"]?.token
+            try await replica.commit([.replace(table: "Person", fields: Array(fields.prefix(2)), rows: [], token: token)], origin: .pull)
+            try await fixture.serverUpdate("Person", keyField: "personID", 7, set: "firstName", to: .string("Reshaped"))
+            let reshaped = try await replica.sync()
+            #expect(reshaped.reloaded == ["Person"], "\(reshaped)")
+            #expect(try await replica.fields("Person") == fields)
+            #expect(try await replica.row("Person", key: ["personID": .int32(7)])?["firstName"] == .string("Reshaped"))
             await replica.close()
         }
     }
