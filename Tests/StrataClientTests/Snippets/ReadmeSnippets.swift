@@ -10,8 +10,8 @@ import StrataClient
 
 enum ReadmeSnippets {
 
-    static func snippetAtLine112(password: String) async throws {
-#sourceLocation(file: "README.md", line: 113)
+    static func snippetAtLine113(password: String) async throws {
+#sourceLocation(file: "README.md", line: 114)
 
         let session = AuthSession(serverURL: URL(string: "http://127.0.0.1:8080/")!)
         try await session.signIn(username: "editor", password: password)
