@@ -5,7 +5,7 @@ import StrataCore
 /// (docs/design/OFFLINE-SYNC.md; the DocC article "Building an offline-first app").
 ///
 /// ```swift
-/// let replica = try await Replica.open(at: folder, adapter: RemoteDataAdapter(service: service),
+/// let replica = try await Replica.open(at: folder, adapter: RemoteDataAdapter(dataService: cardealer),
 ///                                      tables: [ReplicaTable("Person"), ReplicaTable("Car", where: "year ge 2000")])
 /// let key = try await replica.insert(into: "Person", ["firstName": .string("Ada")])  // at once, offline too
 /// try await replica.sync()   // sends the outbox, then reads what changed
@@ -20,8 +20,8 @@ import StrataCore
 ///   applied once — then pulls each table's delta (the whole table the first time, or after a
 ///   `410`), keeping unsent changes on top.
 /// - ``startLive()`` follows the server's change stream while online.
-/// - The directory holds a snapshot and a journal (``ReplicaFiles``): a crash at any moment leaves
-///   the state after the last completed call.
+/// - The directory holds a snapshot and a checksummed journal, each call's record flushed before it
+///   returns: a crash at any moment leaves the state after the last completed call.
 public actor Replica {
     let adapter: RemoteDataAdapter
     let files: ReplicaFiles
