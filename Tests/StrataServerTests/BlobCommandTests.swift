@@ -28,10 +28,7 @@ struct BlobCommandTests {
     static func commands(on backend: Backend) async throws {
         let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"]
-        if case .postgres(let location) = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
-        }
+        let arguments = StrataProcess.serveArguments(configuration)
         let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
         defer { server.kill() }
         let work = configuration.dataDirectory + "/cli"

@@ -99,10 +99,7 @@ struct BlobStreamingTests {
         let size = 64 << 20
         let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"]
-        if case .postgres(let location) = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
-        }
+        let arguments = StrataProcess.serveArguments(configuration)
         let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
         defer { server.kill() }
         #expect(try await server.request(.put, "/blobs/big").status == .created)

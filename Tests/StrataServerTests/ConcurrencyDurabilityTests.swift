@@ -15,10 +15,7 @@ struct ConcurrencyDurabilityTests {
         let binary = try StrataProcess.executable()
         let configuration = try await TestDatabases.shared.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"]
-        if case .postgres(let location)? = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
-        }
+        let arguments = StrataProcess.serveArguments(configuration)
 
         var server = try await StrataProcess.start(binary, arguments: arguments)
         var created: [(uri: String, name: String)] = []

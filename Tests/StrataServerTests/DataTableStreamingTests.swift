@@ -16,10 +16,7 @@ struct DataTableStreamingTests {
         let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         try await TestDatabases.shared.provision("big", backend, into: configuration, scripts: big.scripts(backend))
-        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"]
-        if case .postgres(let location) = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
-        }
+        let arguments = StrataProcess.serveArguments(configuration)
         let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
         defer { server.kill() }
         // Warm up: the first request loads code and allocates pools.

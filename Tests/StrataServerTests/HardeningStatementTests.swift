@@ -178,12 +178,8 @@ struct HardeningStatementTests {
             let configuration = try await TestDatabases.shared.configuration(backend)
             defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
             try await TestDatabases.shared.provision("slow", backend, into: configuration, scripts: Self.slow.scripts(backend))
-            var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error",
-                             "--statement-timeout", "0", "--shutdown-grace", "1s"]
-            if case .postgres(let location) = configuration.database {
-                arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")",
-                              "--database-connections", "3"]
-            }
+            let arguments = StrataProcess.serveArguments(configuration, ["--statement-timeout", "0", "--shutdown-grace", "1s"],
+                                                         postgres: ["--database-connections", "3"])
             let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
             defer { server.kill() }
             let socket = try RawSocket(port: server.port)

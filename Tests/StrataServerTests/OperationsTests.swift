@@ -159,11 +159,7 @@ struct OperationsTests {
         let configuration = try await TestDatabases.shared.configuration(backend, demo: false)
         try await TestDatabases.shared.provision("big", backend, into: configuration, scripts: big.scripts(backend))
         // A server process of its own, so that its memory is measured without the other tests'.
-        var arguments = ["serve", "--data", configuration.dataDirectory, "--page-size", "1000000", "--log-level", "error"]
-        if case .postgres(let location) = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")",
-                          "--database-connections", "2"]
-        }
+        let arguments = StrataProcess.serveArguments(configuration, ["--page-size", "1000000"], postgres: ["--database-connections", "2"])
         let server = try await StrataProcess.start(try StrataProcess.executable(), arguments: arguments)
         defer { server.kill() }
         // Warm up: the first request loads code and allocates pools.

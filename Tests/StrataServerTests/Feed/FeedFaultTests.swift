@@ -19,10 +19,7 @@ struct FeedFaultTests {
         let binary = try StrataProcess.executable()
         let configuration = try await TestDatabases.shared.configuration(backend)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"]
-        if case .postgres(let location)? = configuration.database {
-            arguments += ["--database", "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database ?? "")"]
-        }
+        let arguments = StrataProcess.serveArguments(configuration)
         var server = try await StrataProcess.start(binary, arguments: arguments)
         let first = try await server.request(.get, "/cardealer/$tables?names=Person&track=1")
         #expect(first.status == .ok)

@@ -16,6 +16,14 @@ struct StrataProcess {
         var description: String
     }
 
+    /// `strata serve` on a test configuration's data directory and, on PostgreSQL, its database,
+    /// logging errors only; `extra` follows, and `postgres` too when the database is PostgreSQL.
+    static func serveArguments(_ configuration: StrataConfiguration, _ extra: [String] = [], postgres: [String] = []) -> [String] {
+        var arguments = ["serve", "--data", configuration.dataDirectory, "--log-level", "error"] + extra
+        if case .postgres(let location)? = configuration.database { arguments += ["--database", location.description] + postgres }
+        return arguments
+    }
+
     /// The `strata` executable built next to the test bundle (`swift build` puts both in the same
     /// directory), or `STRATA_BINARY`.
     static func executable() throws -> String {
