@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Services' model files are YAML: comments, and line numbers for every error.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Hosted sign-in's requests to identity providers (discovery, keys, token endpoint).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // The wire: EDM model, OData values and literals, JSON formats, query language, errors.
@@ -92,6 +94,7 @@ let package = Package(
                 // TLS settings of the control connection to PostgreSQL (outside postgres-nio's pool).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSwift
         ),

@@ -212,23 +212,7 @@ public actor AuthSession: RequestAuthenticator {
 
     /// An `application/x-www-form-urlencoded` POST, as OAuth token endpoints take.
     static func form(_ fields: [(String, String)], path: String = "/auth/token") -> StrataRequest {
-        let body = fields.map { PercentEncoding.encodeFormValue($0.0) + "=" + PercentEncoding.encodeFormValue($0.1) }.joined(separator: "&")
+        let body = PercentEncoding.encodeForm(fields)
         return StrataRequest(.post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8), isAuthenticated: false)
-    }
-}
-
-extension PercentEncoding {
-    /// Encodes a form field: everything but unreserved characters is escaped.
-    static func encodeFormValue(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if byte < 0x80, c.isLetter || c.isNumber || "-._~".contains(c) {
-                out.append(c)
-            } else {
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
     }
 }

@@ -56,6 +56,8 @@ struct AuthServices: Sendable {
         var accessToken: String
         var expiresIn: Int
         var refreshToken: String?
+        /// The sign-in the tokens belong to (not sent).
+        var session: String? = nil
 
         var json: [UInt8] {
             var writer = JSONWriter()
@@ -77,17 +79,18 @@ struct AuthServices: Sendable {
 
     /// Opens a session for a signed-in caller and issues its first access and refresh tokens.
     /// `externalClaims` keeps an exchanged token's claims so that roles follow the issuer's rules later.
-    func openSession(for principal: Principal, externalClaims: JSONObject? = nil) async throws -> IssuedTokens {
+    /// `providerToken` is a provider's sealed access token, handed to this sign-in only.
+    func openSession(for principal: Principal, externalClaims: JSONObject? = nil, providerToken: String? = nil) async throws -> IssuedTokens {
         let now = self.now
         let seconds = AuthStore.seconds(now)
         let session = StoredSession(
             id: RandomSecret.token(bytes: 18), subject: principal.subject, issuer: principal.issuer,
             claims: externalClaims.map { JSONValue.object($0).jsonString }, createdAt: seconds,
-            expiresAt: seconds + Int64(settings.sessionLifetime), revokedAt: nil)
+            expiresAt: seconds + Int64(settings.sessionLifetime), revokedAt: nil, provider: principal.provider, providerToken: providerToken)
         let refresh = RandomSecret.token(bytes: 32)
         try await store.createSession(session, refreshHash: RandomSecret.sha256Hex(refresh))
-        let access = try await tokens.sign(subject: principal.subject, roles: principal.roleNames, session: session.id, now: now)
-        return IssuedTokens(accessToken: access, expiresIn: tokens.expiresIn, refreshToken: refresh)
+        let access = try await tokens.sign(principal, session: session.id, now: now)
+        return IssuedTokens(accessToken: access, expiresIn: tokens.expiresIn, refreshToken: refresh, session: session.id)
     }
 
     /// Rotates a refresh token: the presented one is spent, a new one and a new access token are issued.
@@ -109,8 +112,8 @@ struct AuthServices: Sendable {
             } catch let error as ODataError where error.status == 401 {
                 throw AuthErrors.refusedGrant(error.message)
             }
-            let access = try await tokens.sign(subject: principal.subject, roles: principal.roleNames, session: session.id, now: now)
-            return IssuedTokens(accessToken: access, expiresIn: tokens.expiresIn, refreshToken: replacement)
+            let access = try await tokens.sign(principal, session: session.id, now: now)
+            return IssuedTokens(accessToken: access, expiresIn: tokens.expiresIn, refreshToken: replacement, session: session.id)
         }
     }
 

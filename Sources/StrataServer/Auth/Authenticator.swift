@@ -145,6 +145,13 @@ struct Authenticator: Sendable {
     }
 
     func principal(for session: StoredSession) async throws -> Principal {
+        if let provider = session.provider {
+            guard let text = session.claims, case .object(let claims)? = try? JSONValue.parse(text),
+                  let principal = try await providerPrincipal(session.subject, provider: provider, claims: claims) else {
+                throw AuthErrors.invalidToken("The account or identity provider of this sign-in no longer exists.")
+            }
+            return principal
+        }
         if let issuerName = session.issuer {
             guard let issuer = try await federation.trusts(issuerName),
                   let text = session.claims, case .object(let claims)? = try? JSONValue.parse(text) else {

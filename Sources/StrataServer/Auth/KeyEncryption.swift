@@ -25,13 +25,19 @@ struct KeyEncryption: Sendable {
 
     /// The key that opens `stored`, or an error that says exactly what this server lacks.
     func openingKey(for stored: StoredSigningKey) throws -> KeyEncryptionKey {
-        switch KeyEncryptionKey.Source(rawValue: stored.sealedBy) {
+        try openingKey(sealedBy: stored.sealedBy, keyCheck: stored.keyCheck, what: "key \(stored.kid)")
+    }
+
+    /// The key that opens something sealed by the key `sealedBy` names with check value `keyCheck`;
+    /// `what` names it in errors (`key KID`, `the client secret of provider NAME`).
+    func openingKey(sealedBy: String, keyCheck: String, what: String) throws -> KeyEncryptionKey {
+        switch KeyEncryptionKey.Source(rawValue: sealedBy) {
         case .secret:
             guard let derived, let secret else { throw Self.secretMissing }
-            guard derived.check == stored.keyCheck else {
+            guard derived.check == keyCheck else {
                 throw ConfigurationError("""
                     The key secret from \(secret.source) is not the one the token signing keys in the system database \
-                    were sealed with (key \(stored.kid)). Give this server the same secret as the servers that created \
+                    were sealed with (\(what)). Give this server the same secret as the servers that created \
                     them, in STRATA_KEY_SECRET or in the file --key-secret-file names.
                     """)
             }
@@ -39,17 +45,17 @@ struct KeyEncryption: Sendable {
         case .file:
             // Also with a secret: keys sealed with a file before the secret was introduced open until they expire.
             guard let file = try KeyEncryptionKey.file(in: dataDirectory, create: false, logger: logger) else { throw missingFile }
-            guard file.check == stored.keyCheck else {
+            guard file.check == keyCheck else {
                 throw ConfigurationError("""
                     \(filePath) is not the key-encryption key the token signing keys in the system database were sealed \
-                    with (key \(stored.kid)). Copy key-encryption.key from the data directory of the server that created \
+                    with (\(what)). Copy key-encryption.key from the data directory of the server that created \
                     them to \(filePath) (mode 0600), or give every server the same STRATA_KEY_SECRET and run \
                     `strata keys rotate` with it.
                     """)
             }
             return file
         case nil:
-            throw ConfigurationError("the signing key \(stored.kid) in the system database is sealed in a way this Strata does not know (\(stored.sealedBy)); is a newer Strata sharing the database?")
+            throw ConfigurationError("\(what) in the system database is sealed in a way this Strata does not know (\(sealedBy)); is a newer Strata sharing the database?")
         }
     }
 

@@ -64,6 +64,21 @@ struct KeyEncryptionKey: Sendable {
         }
     }
 
+    /// Seals a secret other than a signing key (a provider's client secret, a provider's access
+    /// token); `context` is authenticated with it, so it cannot be moved to another row or use.
+    func seal(_ secret: [UInt8], context: String) throws -> String {
+        let box = try AES.GCM.seal(secret, using: key, authenticating: Array("strata.secret:\(context)".utf8))
+        guard let combined = box.combined else { throw ConfigurationError("AES-GCM gave no sealed box") }
+        return combined.base64EncodedString()
+    }
+
+    /// Opens what ``seal(_:context:)`` sealed with the same context; nil when it does not open.
+    func open(_ sealed: String, context: String) -> [UInt8]? {
+        guard let data = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: data),
+              let opened = try? AES.GCM.open(box, using: key, authenticating: Array("strata.secret:\(context)".utf8)) else { return nil }
+        return Array(opened)
+    }
+
     private static func associatedData(_ kid: String, _ algorithm: TokenAlgorithm) -> [UInt8] {
         Array("strata.signing-key:\(algorithm.rawValue):\(kid)".utf8)
     }

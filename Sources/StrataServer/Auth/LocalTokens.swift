@@ -15,6 +15,8 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     var iss: String
     var aud: String
     var sid: String?
+    /// The claims a provider's rules made, for the app to read (hosted sign-in only; `sub` aside).
+    var claims: [String: String]?
 
     /// Time and audience are checked by ``LocalTokens/verify(_:now:)`` with the server's clock.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -31,10 +33,13 @@ struct LocalTokens: Sendable {
     /// Whole seconds of an access token's life (the `expires_in` of token responses).
     var expiresIn: Int { Int(lifetime) }
 
-    func sign(subject: String, roles: [String], session: String?, now: Date) async throws -> String {
+    func sign(_ principal: Principal, session: String?, now: Date) async throws -> String {
         let issuedAt = AuthStore.seconds(now)
-        let claims = AccessTokenClaims(sub: subject, roles: roles, iat: issuedAt, exp: issuedAt + Int64(expiresIn),
-                                       iss: issuer, aud: audience, sid: session)
+        var output = principal.claims
+        output["sub"] = nil
+        let claims = AccessTokenClaims(sub: principal.subject, roles: principal.roleNames, iat: issuedAt, exp: issuedAt + Int64(expiresIn),
+                                       iss: issuer, aud: audience, sid: session,
+                                       claims: principal.method == .provider && !output.isEmpty ? output : nil)
         return try await ring.sign(claims)
     }
 

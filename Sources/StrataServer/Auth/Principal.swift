@@ -10,6 +10,8 @@ public struct Principal: Sendable, Hashable {
         case external
         /// A Strata access token obtained by exchanging a trusted identity provider's token.
         case exchanged
+        /// A Strata access token obtained by signing in through an identity provider (hosted sign-in).
+        case provider
     }
 
     /// The account name, or the `sub` claim of an external token.
@@ -23,9 +25,12 @@ public struct Principal: Sendable, Hashable {
     public var method: Method
     /// The trusted issuer that vouched for an external or exchanged caller; nil for accounts.
     public var issuer: String?
+    /// The identity provider of a hosted sign-in; its rules made ``claims``.
+    public var provider: String?
 
     public init(subject: String, roles: Set<String>, serviceRoles: [String: Set<String>] = [:], claims: [String: String] = [:],
-                method: Method = .token, issuer: String? = nil) {
+                method: Method = .token, issuer: String? = nil, provider: String? = nil) {
+        self.provider = provider
         self.subject = subject
         self.roles = roles
         self.serviceRoles = serviceRoles

@@ -25,6 +25,7 @@ struct UnverifiedToken: Sendable {
     }
 
     var algorithm: String? { header["alg"]?.stringValue }
+    var keyID: String? { header["kid"]?.stringValue }
     var issuer: String? { payload["iss"]?.stringValue }
 
     static func base64URLDecode(_ text: some StringProtocol) -> Data? {

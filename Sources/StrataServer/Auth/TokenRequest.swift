@@ -10,6 +10,8 @@ enum TokenRequest: Sendable {
     case password(username: String, password: String)
     case refresh(token: String)
     case exchange(subjectToken: String)
+    /// A one-time code from hosted sign-in, with the app's PKCE verifier and redirect URI.
+    case authorizationCode(code: String, verifier: String, redirectURI: String)
 
     static let exchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange"
     /// Token types an exchanged token may be declared as; all are JWTs from a trusted issuer.
@@ -50,6 +52,9 @@ enum TokenRequest: Sendable {
             return .password(username: try required("username"), password: try required("password"))
         case "refresh_token":
             return .refresh(token: try required("refresh_token"))
+        case "authorization_code":
+            return .authorizationCode(code: try required("code"), verifier: try required("code_verifier"),
+                                      redirectURI: try required("redirect_uri"))
         case exchangeGrant:
             let token = try required("subject_token")
             if let type = fields["subject_token_type"], !subjectTokenTypes.contains(type) {
@@ -57,7 +62,7 @@ enum TokenRequest: Sendable {
             }
             return .exchange(subjectToken: token)
         case let other?:
-            throw .badRequest("grant_type \(other) is not supported; use password, refresh_token or \(exchangeGrant).", code: "UnsupportedGrantType")
+            throw .badRequest("grant_type \(other) is not supported; use password, refresh_token, authorization_code or \(exchangeGrant).", code: "UnsupportedGrantType")
         }
     }
 

@@ -5,10 +5,10 @@ import StrataCore
 
 /// `/auth/token`, `/auth/logout`, `/auth/me` and `/.well-known/jwks.json`.
 enum AuthRoutes {
-    static func register(on router: Router<StrataRequestContext>, auth: AuthServices) {
+    static func register(on router: Router<StrataRequestContext>, auth: AuthServices, signIn: HostedSignIn) {
         router.post("/auth/token") { request, context in
             context.setRoute("auth.token")
-            return try await token(request, context: context, auth: auth)
+            return try await token(request, context: context, auth: auth, signIn: signIn)
         }
         router.post("/auth/logout") { request, context in
             context.setRoute("auth.logout")
@@ -36,7 +36,7 @@ enum AuthRoutes {
 
     /// Issues tokens. Refusals are 403 with an OData error body (as the hockey sample's token service answers); too many failed
     /// logins are 429 with `Retry-After`; a malformed request is 400.
-    static func token(_ request: Request, context: StrataRequestContext, auth: AuthServices) async throws -> Response {
+    static func token(_ request: Request, context: StrataRequestContext, auth: AuthServices, signIn: HostedSignIn) async throws -> Response {
         let body = try await request.body.collect(upTo: TokenRequest.maximumBodySize)
         let tokenRequest = try TokenRequest.parse(body: Array(buffer: body), contentType: request.headers[.contentType])
         let issued: AuthServices.IssuedTokens
@@ -53,6 +53,8 @@ enum AuthRoutes {
             issued = try await auth.refresh(token)
         case .exchange(let subjectToken):
             issued = try await auth.exchange(subjectToken)
+        case .authorizationCode(let code, let verifier, let redirectURI):
+            issued = try await signIn.redeem(code: code, verifier: verifier, redirectURI: redirectURI)
         }
         // Tokens must not be cached by anything between server and client (RFC 6749 §5.1).
         return ODataResponse.json(issued.json, version: nil, extraHeaders: [.cacheControl: "no-store", .pragma: "no-cache"])
@@ -96,6 +98,10 @@ enum AuthRoutes {
         if let issuer = principal.issuer {
             writer.key("issuer")
             writer.string(issuer)
+        }
+        if let provider = principal.provider {
+            writer.key("provider")
+            writer.string(provider)
         }
         writer.key("claims")
         writer.beginObject()

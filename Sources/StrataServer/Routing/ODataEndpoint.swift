@@ -25,7 +25,7 @@ struct ODataEndpoint: Sendable {
             version: ContentNegotiation.version(
                 maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
                 versionHeader: request.headers[ODataResponse.dataServiceVersion], serviceMaximum: service.maxProtocolVersion),
-            serviceRoot: baseURL(for: request) + service.rootPath,
+            serviceRoot: runtime.baseURL(for: request) + service.rootPath,
             principal: context.principal)
         let body: [UInt8]
         if method == .get || method == .head {
@@ -152,15 +152,6 @@ struct ODataEndpoint: Sendable {
         guard call.method == .get || call.method == .head else {
             throw .methodNotAllowed("\(call.method.rawValue) is not supported on this resource; it can be read with GET.")
         }
-    }
-
-    /// The scheme, host and port clients used: the configured public URL, else the request's Host header.
-    private func baseURL(for request: Request) -> String {
-        if let configured = runtime.configuration.publicBaseURL {
-            return configured.hasSuffix("/") ? String(configured.dropLast()) : configured
-        }
-        let host = request.head.authority ?? "\(runtime.configuration.host):\(runtime.configuration.port)"
-        return (request.head.scheme ?? "http") + "://" + host
     }
 
     static func routeLabel(_ path: ResolvedPath) -> String {

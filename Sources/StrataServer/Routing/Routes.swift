@@ -21,7 +21,9 @@ enum Routes {
         router.add(middleware: ErrorMiddleware())
         if let auth = runtime.auth {
             router.add(middleware: AuthenticationMiddleware(auth: auth))
-            AuthRoutes.register(on: router, auth: auth)
+            let signIn = HostedSignIn(auth: auth)
+            AuthRoutes.register(on: router, auth: auth, signIn: signIn)
+            SignInRoutes.register(on: router, runtime: runtime, signIn: signIn)
             AdminRoutes.register(on: router, runtime: runtime, auth: auth)
         }
 

@@ -27,6 +27,7 @@ struct SystemDatabase: Sendable {
     var migrations: [SystemMigration] {
         serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations + issuerRuleMigrations
             + clientKeyMigrations + serviceModelMigrations + signingKeyMigrations + loginFailureMigrations + feedKeyMigrations
+            + signInMigrations
     }
 
     /// Creates the system tables, or brings them up to date.

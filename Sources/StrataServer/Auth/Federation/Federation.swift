@@ -33,43 +33,61 @@ struct Federation: Sendable {
     /// Checks an external token completely: a trusted issuer, an accepted algorithm, a signature by
     /// one of the issuer's keys, the issuer's audience, and a current `exp`/`nbf`. Any failure is a 401.
     func verify(_ token: String, issuer: TrustedIssuer, now: Date) async throws -> Verified {
+        let checked = try await Self.check(token, issuer: issuer.issuer, audience: issuer.audience, now: now) { _ in
+            do {
+                return try await keySets.keys(for: issuer)
+            } catch {
+                throw AuthErrors.invalidToken("The signing keys of \(issuer.issuer) cannot be read; ask the administrator to check its JWKS.")
+            }
+        }
+        return Verified(issuer: issuer, claims: checked.claims, subject: checked.subject)
+    }
+
+    /// The checks every external token passes, for token exchange and for a provider's `id_token`
+    /// alike: an accepted algorithm, a signature by one of `keys` (asked for only once the
+    /// algorithm is known; it gets the token's `kid`), `iss` equal to `issuer`, `audience` among
+    /// `aud` (and the authorized party, where several audiences are named), a current `exp`/`nbf`
+    /// with ``leeway``, and a subject. Any failure is a 401 that says which check failed.
+    static func check(_ token: String, issuer: String, audience: String, now: Date,
+                      keys: (_ kid: String?) async throws -> JWTKeyCollection) async throws -> (claims: JSONObject, subject: String) {
         let parts = try UnverifiedToken(token)
-        guard let algorithm = parts.algorithm, Self.algorithms.contains(algorithm) else {
-            throw AuthErrors.invalidToken("Tokens from \(issuer.issuer) must be signed with RS256 or ES256.")
+        guard let algorithm = parts.algorithm, algorithms.contains(algorithm) else {
+            throw AuthErrors.invalidToken("Tokens from \(issuer) must be signed with RS256 or ES256.")
         }
-        let keys: JWTKeyCollection
+        let collection = try await keys(parts.keyID)
         do {
-            keys = try await keySets.keys(for: issuer)
+            _ = try await collection.verify(token, as: SignatureOnly.self)
         } catch {
-            throw AuthErrors.invalidToken("The signing keys of \(issuer.issuer) cannot be read; ask the administrator to check its JWKS.")
-        }
-        do {
-            _ = try await keys.verify(token, as: SignatureOnly.self)
-        } catch {
-            throw AuthErrors.invalidToken("The token's signature does not verify with the keys of \(issuer.issuer).")
+            throw AuthErrors.invalidToken("The token's signature does not verify with the keys of \(issuer).")
         }
         let claims = parts.payload
+        guard claims["iss"]?.stringValue == issuer else {
+            throw AuthErrors.invalidToken("The token was issued by \(claims["iss"]?.stringValue ?? "nobody named"), not by \(issuer).")
+        }
         let audiences: [String]
         switch claims["aud"] {
         case .string(let single)?: audiences = [single]
         case .array(let many)?: audiences = many.compactMap(\.stringValue)
         default: audiences = []
         }
-        guard audiences.contains(issuer.audience) else {
+        guard audiences.contains(audience) else {
             throw AuthErrors.invalidToken("The token is not meant for this server (audience).")
         }
+        if audiences.count > 1, let party = claims["azp"]?.stringValue, party != audience {
+            throw AuthErrors.invalidToken("The token was issued to another client (azp).")
+        }
         let seconds = AuthStore.seconds(now)
-        guard let expires = Self.numericDate(claims["exp"]) else {
+        guard let expires = numericDate(claims["exp"]) else {
             throw AuthErrors.invalidToken("The token has no expiry (exp).")
         }
-        guard seconds < expires + Self.leeway else { throw AuthErrors.invalidToken("The token has expired.") }
-        if let notBefore = Self.numericDate(claims["nbf"]), seconds + Self.leeway < notBefore {
+        guard seconds < expires + leeway else { throw AuthErrors.invalidToken("The token has expired.") }
+        if let notBefore = numericDate(claims["nbf"]), seconds + leeway < notBefore {
             throw AuthErrors.invalidToken("The token is not valid yet (nbf).")
         }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw AuthErrors.invalidToken("The token names no subject (sub).")
         }
-        return Verified(issuer: issuer, claims: claims, subject: subject)
+        return (claims, subject)
     }
 
     /// The Strata roles an issuer's rule group gives for these claims (see ``ClaimRule`` for how

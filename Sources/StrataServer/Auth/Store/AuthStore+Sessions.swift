@@ -13,6 +13,11 @@ struct StoredSession: Sendable {
     var createdAt: Int64
     var expiresAt: Int64
     var revokedAt: Int64?
+    /// The identity provider of a hosted sign-in; `claims` then holds the provider's claims, whose
+    /// rules give roles and output claims on every request.
+    var provider: String? = nil
+    /// The provider's access token, sealed (`AuthStore.storedSecret`), when the provider passes it.
+    var providerToken: String? = nil
 
     func isActive(at now: Int64) -> Bool { revokedAt == nil && now < expiresAt }
 }
@@ -30,14 +35,15 @@ enum RefreshOutcome: Sendable {
 }
 
 extension AuthStore {
-    private static let sessionColumns = SQL.identifiers(["id", "subject", "issuer", "claims", "created_at", "expires_at", "revoked_at"])
-    private static let sessionTypes: [EDMPrimitiveType?] = [.string, .string, .string, .string, .int64, .int64, .int64]
+    private static let sessionColumns = SQL.identifiers(["id", "subject", "issuer", "claims", "created_at", "expires_at", "revoked_at", "provider", "provider_token"])
+    private static let sessionTypes: [EDMPrimitiveType?] = [.string, .string, .string, .string, .int64, .int64, .int64, .string, .string]
 
     private static func session(_ row: [ODataValue]) -> StoredSession? {
         guard let id = row[0].stringValue, let subject = row[1].stringValue,
               let created = row[4].integerValue, let expires = row[5].integerValue else { return nil }
         return StoredSession(id: id, subject: subject, issuer: row[2].stringValue, claims: row[3].stringValue,
-                             createdAt: created, expiresAt: expires, revokedAt: row[6].integerValue)
+                             createdAt: created, expiresAt: expires, revokedAt: row[6].integerValue,
+                             provider: row[7].stringValue, providerToken: row[8].stringValue)
     }
 
     /// Opens a session with its first refresh token.
@@ -49,6 +55,7 @@ extension AuthStore {
             let values: [ODataValue] = [
                 .string(session.id), .string(session.subject), session.issuer.map(ODataValue.string) ?? .null,
                 session.claims.map(ODataValue.string) ?? .null, .int64(session.createdAt), .int64(session.expiresAt), .null,
+                session.provider.map(ODataValue.string) ?? .null, session.providerToken.map(ODataValue.string) ?? .null,
             ]
             try await connection.execute("INSERT INTO \(sessions) (\(Self.sessionColumns)) VALUES (\(SQL.binds(values)))")
             try await connection.execute("INSERT INTO \(refresh) (\"token_hash\", \"session_id\", \"issued_at\", \"used_at\") VALUES (\(bind: .string(refreshHash)), \(bind: .string(session.id)), \(bind: .int64(session.createdAt)), NULL)")
