@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StrataCore
 import StrataServer
 
 /// `strata issuer add|list|remove|rule`: identity providers whose tokens Strata accepts (the SpeakEasy sample's federated sign-in).
@@ -42,27 +43,17 @@ struct IssuerCommand: AsyncParsableCommand {
             case (nil, let inline?): document = inline
             default: throw ValidationError("give the issuer's keys with exactly one of --jwks-file or --jwks")
             }
-            let parsed = try rules.map(Self.rule)
+            var read: [ClaimRule] = []
+            do {
+                for text in rules { read.append(try ClaimRule(parsing: text)) }
+            } catch {
+                throw ValidationError(error.message)
+            }
+            let parsed = read
             try await storage.administer { admin in
                 try await admin.putIssuer(issuer: issuer, audience: audience, jwks: document, rules: parsed.isEmpty ? nil : parsed)
             }
             print("Trusting \(issuer) for audience \(audience)\(parsed.isEmpty ? "" : " with \(parsed.count) rule\(parsed.count == 1 ? "" : "s")").")
-        }
-
-        /// `CLAIM any ROLE`, `CLAIM equals VALUE ROLE`, `CLAIM suffix VALUE ROLE` (VALUE may not contain
-        /// spaces), each optionally followed by `allow-unverified` (for `email` rules: addresses the
-        /// provider has not verified count too).
-        static func rule(_ text: String) throws -> ClaimRule {
-            var words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            let unverified = words.last == "allow-unverified"
-            if unverified { words.removeLast() }
-            switch (words.count, words.count > 1 ? words[1] : "") {
-            case (3, "any"): return ClaimRule(claim: words[0], match: .any, role: words[2], allowsUnverifiedEmail: unverified)
-            case (4, "equals"): return ClaimRule(claim: words[0], match: .equals(words[2]), role: words[3], allowsUnverifiedEmail: unverified)
-            case (4, "suffix"): return ClaimRule(claim: words[0], match: .suffix(words[2]), role: words[3], allowsUnverifiedEmail: unverified)
-            default:
-                throw ValidationError("a rule reads \"CLAIM any ROLE\", \"CLAIM equals VALUE ROLE\" or \"CLAIM suffix VALUE ROLE\", optionally followed by allow-unverified, not \"\(text)\"")
-            }
         }
     }
 

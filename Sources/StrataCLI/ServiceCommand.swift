@@ -14,7 +14,7 @@ struct ServiceCommand: AsyncParsableCommand {
             A running server applies them when it starts next; `PUT /admin/services` changes them and \
             applies them at once. Anonymous access is set with `strata grant anonymous`.
             """,
-        subcommands: [List.self, Set.self, Model.self, Track.self, Reload.self])
+        subcommands: [List.self, Set.self, Model.self, Track.self, Reload.self, SignIn.self])
 
     /// `page size 200, If-Match required, statement timeout 30 s`, as both subcommands show a service's settings.
     static func describe(_ settings: ServiceSettings) -> String {

@@ -14,7 +14,7 @@ struct StrataCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, GetCommand.self, SyncCommand.self, BlobCommand.self, LoginCommand.self, LogoutCommand.self,
-            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, ServiceCommand.self,
+            UserCommand.self, GrantCommand.self, RevokeCommand.self, IssuerCommand.self, ProviderCommand.self, ServiceCommand.self,
             KeysCommand.self, DemoDataCommand.self,
         ])
 }

@@ -13,7 +13,7 @@ struct UserCommand: AsyncParsableCommand {
             it within a second. Passwords are read from standard input (--password-stdin), never from \
             the command line, and stored as bcrypt hashes.
             """,
-        subcommands: [Add.self, List.self, Passwd.self, Remove.self])
+        subcommands: [Add.self, List.self, Passwd.self, Remove.self, Link.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -21,6 +21,8 @@ import StrataCore
 /// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
 /// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
 /// | `GET /admin/keys` / `POST /admin/keys/rotate` `{"algorithm"?: "HS256"\|"ES256"}` | token signing keys (never their material); a rotation answers 201 with the new key |
+/// | `GET /admin/providers` / `POST /admin/providers` `{"name","issuer","clientId","clientSecret"?,…}` / `DELETE /admin/providers?name=` | identity providers of hosted sign-in (never their secrets) |
+/// | `GET /admin/sign-in` / `PUT /admin/sign-in` `{"service","redirectUris"?,"signUp"?,"signUpRole"?}` | each service's redirect URIs and sign-up |
 /// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
 enum AdminRoutes {
     static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthServices) {
@@ -157,6 +159,7 @@ enum AdminRoutes {
         }
         registerContainerGrants(on: group, admin: admin)
         registerKeys(on: group, admin: admin, auth: auth)
+        registerProviders(on: group, admin: admin)
         group.delete("issuers/rules") { request, context in
             context.setRoute("admin.issuers")
             var fields = JSONObject()
