@@ -57,10 +57,11 @@ let package = Package(
             dependencies: ["StrataCore"],
             swiftSettings: strictSwift
         ),
-        // The Swift client library. Foundation (and FoundationNetworking on Linux) only.
+        // The Swift client library. Foundation (and FoundationNetworking on Linux), and swift-crypto
+        // for the SHA-256 of hosted sign-in's PKCE (CryptoKit itself on Apple platforms).
         .target(
             name: "StrataClient",
-            dependencies: ["StrataCore"],
+            dependencies: ["StrataCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
         .target(

@@ -74,21 +74,17 @@ public actor AuthSession: RequestAuthenticator {
         writer.key("password")
         writer.string(password)
         writer.endObject()
-        let new = try await requestTokens(.json(.post, "/auth/token", body: writer.bytes))
-        try await save(new)
-        return new
+        return try await obtainTokens(.json(.post, "/auth/token", body: writer.bytes))
     }
 
     /// Exchanges a token from a trusted identity provider for Strata tokens (RFC 8693 token exchange).
     @discardableResult
     public func exchange(externalToken: String, tokenType: String = "urn:ietf:params:oauth:token-type:jwt") async throws(StrataError) -> Tokens {
-        let new = try await requestTokens(Self.form([
+        try await obtainTokens(Self.form([
             ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"),
             ("subject_token", externalToken),
             ("subject_token_type", tokenType),
         ]))
-        try await save(new)
-        return new
     }
 
     /// Signs out: the server revokes the refresh token (`POST /auth/logout`) and the stored tokens
@@ -200,6 +196,13 @@ public actor AuthSession: RequestAuthenticator {
             }
             return .failure(error)
         }
+    }
+
+    /// Sends a request that answers tokens (a sign-in of any kind) and keeps them.
+    func obtainTokens(_ request: StrataRequest) async throws(StrataError) -> Tokens {
+        let new = try await requestTokens(request)
+        try await save(new)
+        return new
     }
 
     private func requestTokens(_ request: StrataRequest, previousRefreshToken: String? = nil) async throws(StrataError) -> Tokens {

@@ -1,3 +1,4 @@
+import StrataCore
 import Crypto
 import Foundation
 

@@ -3,12 +3,14 @@ import Foundation
 /// Unpadded base64url (RFC 4648 §5), as ETags, tokens and JWT parts use it.
 ///
 /// Written over bytes: Foundation's `replacingOccurrences` goes through NSString on Linux, which
-/// cost a GET by key more than its SQL did (benchmarks, issue 10).
-enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+/// cost a GET by key more than its SQL did (benchmarks, issue 10). Inlinable, so that the server's
+/// hot paths get it specialized across the module boundary.
+public enum Base64URL {
+    @usableFromInline static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The bytes as unpadded base64url text.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    @inlinable
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         let length = (input.count * 4 + 2) / 3
         return String(unsafeUninitializedCapacity: max(length, 1)) { output in
@@ -40,7 +42,8 @@ enum Base64URL {
 
     /// The bytes of unpadded base64url text; nil for anything else (padding, other characters,
     /// an impossible length).
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    @inlinable
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var values: [UInt8] = []
         values.reserveCapacity(text.utf8.count)
         for character in text.utf8 {
