@@ -157,6 +157,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 // Blob tests check content against its SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The hosted sign-in tests' scripted browser: redirects followed by hand, cookies kept.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // Golden files the tests read from the source tree (and rewrite when asked to).
             exclude: ["Fixtures"],

@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// A real OpenID Connect provider for the hosted sign-in tests: django-oidc-provider in a
+/// throwaway virtualenv (Fixtures/oidc, whose README tells its quirks), on a free loopback port.
+///
+/// The virtualenv is made once per machine by `Fixtures/oidc/install.sh` (`.ci/run` runs it; a test
+/// run without it makes it first, which needs PyPI). Its location is `STRATA_OIDC_VENV`, else
+/// `/tmp/strata-oidc-venv`.
+struct OIDCTestProvider: Sendable {
+    let pid: pid_t
+    let port: Int
+    let directory: String
+
+    /// A user of the provider; its `sub` is its position in the configuration, from "1".
+    struct User: Sendable {
+        var username: String
+        var password: String
+        var email: String
+        var firstName = "Test"
+        var lastName = "User"
+        var emailVerified = true
+    }
+
+    /// A client (an application registered at the provider).
+    struct Client: Sendable {
+        var id: String
+        var secret: String
+        var redirectURIs: [String]
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var issuer: String { "http://127.0.0.1:\(port)/openid" }
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    static var fixture: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/oidc").path
+    }
+
+    static var virtualenv: String { ProcessInfo.processInfo.environment["STRATA_OIDC_VENV"] ?? "/tmp/strata-oidc-venv" }
+
+    /// Makes the virtualenv when it is missing; once per test process.
+    static func install() async throws {
+        try await Installation.shared.run()
+    }
+
+    private actor Installation {
+        static let shared = Installation()
+        private var done = false
+
+        func run() async throws {
+            guard !done else { return }
+            let result = try await ChildProcess.run("/bin/sh", [OIDCTestProvider.fixture + "/install.sh", OIDCTestProvider.virtualenv])
+            guard result.status == 0 else {
+                throw Failure(description: "Fixtures/oidc/install.sh failed (\(result.status)): \(result.errors)\(result.output)")
+            }
+            done = true
+        }
+    }
+
+    /// Starts a provider with these users and clients and waits until its discovery document answers.
+    /// `idTokenLifetime` is seconds.
+    static func start(users: [User], clients: [Client], idTokenLifetime: Int = 600) async throws -> OIDCTestProvider {
+        try await install()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-oidc-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let configPath = directory + "/config.json"
+        try configuration(users: users, clients: clients).write(to: URL(fileURLWithPath: configPath))
+        let port = try freeLoopbackPort()
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, directory + "/run.out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        spawnClosesDescriptors(from: 3, &actions)
+        let pid = try spawnChild("/bin/sh", [fixture + "/run.sh", virtualenv, directory + "/data", String(port), configPath],
+                                 environment: ["OIDC_IDTOKEN_EXPIRE": String(idTokenLifetime)], searchingPath: false, &actions)
+        let provider = OIDCTestProvider(pid: pid, port: port, directory: directory)
+        let deadline = ContinuousClock.now + .seconds(60)
+        let discovery = URL(string: provider.issuer + "/.well-known/openid-configuration")!
+        while ContinuousClock.now < deadline {
+            if let (_, response) = try? await URLSession.shared.data(from: discovery), (response as? HTTPURLResponse)?.statusCode == 200 {
+                return provider
+            }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw Failure(description: "the OpenID Connect provider exited at start: \(provider.log)")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        provider.stop()
+        throw Failure(description: "the OpenID Connect provider did not answer within 60 s: \(provider.log)")
+    }
+
+    /// The provisioning file (Fixtures/oidc/README.md tells its form).
+    private static func configuration(users: [User], clients: [Client]) throws -> Data {
+        let config: [String: Any] = [
+            "users": users.map { user in
+                ["username": user.username, "password": user.password, "email": user.email, "first_name": user.firstName,
+                 "last_name": user.lastName, "email_verified": user.emailVerified] as [String: Any]
+            },
+            "clients": clients.map { client in
+                ["client_id": client.id, "client_secret": client.secret, "redirect_uris": client.redirectURIs, "name": client.id] as [String: Any]
+            },
+        ]
+        return try JSONSerialization.data(withJSONObject: config)
+    }
+
+    /// Changes users and clients while the provider runs (it reads them per request): the tests
+    /// learn Strata's port, and so its callback URL, only once it listens.
+    func update(users: [User], clients: [Client]) async throws {
+        let path = directory + "/update.json"
+        try Self.configuration(users: users, clients: clients).write(to: URL(fileURLWithPath: path))
+        let result = try await ChildProcess.run(Self.virtualenv + "/bin/python", [Self.fixture + "/provision.py", path], environment: [
+            "OIDC_DATA_DIR": directory + "/data", "OIDC_SITE_URL": base, "DJANGO_SETTINGS_MODULE": "strata_oidc.settings",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        ], directory: Self.fixture)
+        guard result.status == 0 else { throw Failure(description: "provision.py failed: \(result.errors)\(result.output)") }
+    }
+
+    var log: String {
+        ["run.out", "data/server.log"].map { (try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8)) ?? "" }
+            .joined(separator: "\n").suffix(4000).description
+    }
+
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
