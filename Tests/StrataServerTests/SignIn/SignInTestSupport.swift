@@ -20,6 +20,8 @@ struct SignInHarness: Sendable {
 
     static let webRedirect = "http://127.0.0.1:9/web/done"
     static let nativeRedirect = "com.example.hockey:/signed-in"
+    /// What a command line registers: any port of the loopback address (RFC 8252 §7.3).
+    static let loopbackRedirect = "http://127.0.0.1/callback"
     static let alice = OIDCTestProvider.User(username: "alice", password: "alice-password-1", email: "alice@example.com",
                                              firstName: "Alice", lastName: "Liddell")
     static let bob = OIDCTestProvider.User(username: "bob", password: "bob-password-12", email: "bob@elsewhere.org", emailVerified: false)
@@ -105,7 +107,7 @@ func withSignInServer<T: Sendable>(
             try await admin.putProvider(IdentityProvider(name: "second", issuer: second.issuer, clientID: SignInHarness.clientID,
                                                          displayName: "Second Provider", claimRules: [.pass("email")]),
                                         secret: ProviderSecret(SignInHarness.clientSecret))
-            try await admin.configureSignIn("hockey", redirectURIs: [SignInHarness.webRedirect, SignInHarness.nativeRedirect],
+            try await admin.configureSignIn("hockey", redirectURIs: [SignInHarness.webRedirect, SignInHarness.nativeRedirect, SignInHarness.loopbackRedirect],
                                             allowsSignUp: true, signUpRole: .value("reader"))
         }
         let app = try await buildApplication(prepared, logger: TestDatabases.logger)

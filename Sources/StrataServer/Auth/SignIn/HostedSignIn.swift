@@ -93,9 +93,13 @@ struct HostedSignIn: Sendable {
         (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/auth/callback/" + provider
     }
 
-    /// The service whose list holds `redirectURI` (exactly: RFC 8252 §8.4, the OAuth security BCP).
+    /// The service whose list holds `redirectURI`, compared exactly (RFC 8252 §8.4, the OAuth
+    /// security BCP) but for one thing: a registered `http://127.0.0.1/PATH` without a port matches
+    /// that loopback address on any port, because a command line listens where it can (RFC 8252 §7.3).
     func checkRedirect(_ redirectURI: String, service: String?) async throws -> String {
-        let registered = try await store.serviceSignIns().filter { $0.value.redirectURIs.contains(redirectURI) }.map(\.key).sorted()
+        let registered = try await store.serviceSignIns().filter { entry in
+            entry.value.redirectURIs.contains { Self.redirect(redirectURI, matches: $0) }
+        }.map(\.key).sorted()
         if let service {
             guard registered.contains(service) else {
                 throw refuse(ODataError.badRequest("The redirect URI \(redirectURI) is not registered for the service \(service); register it with `strata service sign-in \(service) --redirect-uri …`."), provider: nil)
@@ -109,6 +113,15 @@ struct HostedSignIn: Sendable {
             throw refuse(ODataError.badRequest("The redirect URI \(redirectURI) is registered for several services (\(registered.joined(separator: ", "))); name one with service=."), provider: nil)
         }
         return first
+    }
+
+    static func redirect(_ requested: String, matches registered: String) -> Bool {
+        if requested == registered { return true }
+        guard let wanted = URLComponents(string: registered), wanted.scheme == "http", wanted.port == nil,
+              let host = wanted.host, host == "127.0.0.1" || host == "[::1]" || host == "::1",
+              var given = URLComponents(string: requested), given.scheme == "http", given.host == host, given.port != nil else { return false }
+        given.port = nil
+        return given.string == registered
     }
 
     /// Logs a refusal (never a secret: states, codes and tokens are not in messages) and answers it.
