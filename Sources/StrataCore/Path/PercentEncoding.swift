@@ -1,19 +1,10 @@
 /// Percent-encoding for OData URLs, done byte-wise so that it behaves the same on every platform.
 public enum PercentEncoding {
-    /// Encodes a form field or query value: everything but unreserved characters (RFC 3986) escaped,
-    /// so that the text means the same in a query string and in an `x-www-form-urlencoded` body.
+    /// Encodes a form field or an OAuth parameter: everything but unreserved characters (RFC 3986)
+    /// escaped, so that the text means the same in a query string and in an
+    /// `x-www-form-urlencoded` body (`+`, `&`, `=` and `/` included).
     public static func encodeFormValue(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
-            }
-        }
-        return out
+        encode(text, keep: isUnreserved)
     }
 
     /// `name=value&…`, each part encoded by ``encodeFormValue(_:)``.
