@@ -16,8 +16,7 @@ enum Routes {
     static func router(runtime: StrataRuntime) -> (Router<StrataRequestContext>, any HTTPResponder<StrataRequestContext>) {
         let router = Router(context: StrataRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: runtime.metrics))
-        // Method and path only: headers (Authorization) and bodies never reach the log.
-        router.add(middleware: LogRequestsMiddleware(.info, includeHeaders: .none))
+        router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
         if let auth = runtime.auth {
             router.add(middleware: AuthenticationMiddleware(auth: auth))

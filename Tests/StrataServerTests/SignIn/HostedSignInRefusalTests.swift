@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
@@ -156,4 +157,46 @@ final class NIOLockedBox<Value: Sendable>: Sendable {
     init(_ value: Value) { box = NIOLockedValueBox(value) }
     func set(_ value: Value) { box.withLockedValue { $0 = value } }
     func get() -> Value { box.withLockedValue { $0 } }
+}
+
+/// What the log says about sign-ins: each refusal with its reason, never a secret.
+@Suite(.serialized)
+struct HostedSignInLogTests {
+    @Test("Refusals are logged with their reasons; codes, states, verifiers, tokens and the client secret never are")
+    func noSecretsInLog() async throws {
+        let capture = LogCapture()
+        var logger = Logger(label: "sign-in", factory: { _ in capture })
+        logger.logLevel = .trace
+        let seen = NIOLockedBox<[String]>([])
+        try await withSignInServer(.sqlite, logger: logger) { harness in
+            let browser = ScriptedBrowser(username: SignInHarness.alice.username, password: SignInHarness.alice.password)
+            defer { Task { await browser.shutdown() } }
+            var secrets = [SignInHarness.clientSecret, SignInHarness.alice.password]
+            let verifier = PKCE.verifier()
+            secrets.append(verifier)
+            let returned = try await browser.signIn(starting: harness.authorizeURL(challenge: PKCE.challenge(for: verifier)),
+                                                    until: SignInHarness.webRedirect) { url in
+                let query = ScriptedBrowser.query(url)
+                seen.set(seen.get() + [query["code"], query["state"]].compactMap { $0 })
+                return nil
+            }
+            let code = try #require(ScriptedBrowser.query(returned)["code"])
+            secrets.append(code)
+            let tokens = try await harness.redeem(browser, code: code, verifier: verifier)
+            let issued = try JSONValue.parse(Array(tokens.body.utf8))
+            secrets += [issued["access_token"]?.stringValue, issued["refresh_token"]?.stringValue].compactMap { $0 }
+            // Refusals: a replayed code, and an unregistered redirect URI.
+            #expect(try await harness.redeem(browser, code: code, verifier: verifier).status == 403)
+            #expect(try await browser.open(harness.authorizeURL(redirect: "https://evil.example/x", challenge: PKCE.challenge(for: verifier))).status == 400)
+            seen.set(seen.get() + secrets)
+        }
+        let lines = capture.lines
+        #expect(lines.contains { $0.contains("Hosted sign-in refused") && $0.contains("used before") })
+        #expect(lines.contains { $0.contains("Hosted sign-in refused") && $0.contains("is not registered") })
+        #expect(lines.contains { $0.contains("Signed in through an identity provider") && $0.contains("django.alice") })
+        #expect(lines.contains { $0.contains("/auth/callback/django?…") })
+        for secret in seen.get() where secret.count >= 8 {
+            #expect(!lines.contains { $0.contains(secret) }, "a secret reached the log: \(secret.prefix(6))…")
+        }
+    }
 }

@@ -75,6 +75,7 @@ final class SignInClock: Sendable {
 func withSignInServer<T: Sendable>(
     _ backend: Backend,
     idTokenLifetime: Int = 600,
+    logger: Logger = TestDatabases.logger,
     setup: @Sendable (SignInHarness) async throws -> Void = { _ in },
     _ test: @Sendable (SignInHarness) async throws -> T
 ) async throws -> T {
@@ -110,7 +111,7 @@ func withSignInServer<T: Sendable>(
             try await admin.configureSignIn("hockey", redirectURIs: [SignInHarness.webRedirect, SignInHarness.nativeRedirect, SignInHarness.loopbackRedirect],
                                             allowsSignUp: true, signUpRole: .value("reader"))
         }
-        let app = try await buildApplication(prepared, logger: TestDatabases.logger)
+        let app = try await buildApplication(prepared, logger: logger)
         return try await app.test(.live) { client in
             let strata = "http://127.0.0.1:\(try #require(client.port))"
             let callbacks = OIDCTestProvider.Client(id: SignInHarness.clientID, secret: SignInHarness.clientSecret,
