@@ -38,6 +38,15 @@ enum ReadmeSnippets {
         use(replica)
     }
 
+    static func snippetAtLine154(session: AuthSession, presenter: SignInPresenter) async throws {
+#sourceLocation(file: "README.md", line: 154)
+        try await session.signIn(with: "google", redirectURI: URL(string: "com.example.hockey:/signed-in")!,
+                                 presenter: presenter)
+        let email = try await session.claims?.claims["email"]        // what the provider's rules passed on
+#sourceLocation()
+        use(email)
+    }
+
     /// Marks a value an example makes but does not go on to use.
     private static func use<T>(_ value: T) {}
     /// Marks a variable an example makes but does not go on to change.
