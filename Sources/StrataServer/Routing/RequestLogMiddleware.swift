@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// Logs each request's method and target, as Hummingbird's `LogRequestsMiddleware` does, except
@@ -7,9 +8,15 @@ import Logging
 /// (Authorization) and bodies never reach the log.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        let target = request.uri.query.map { path.hasPrefix("/auth/") ? "\(path)?…" : "\(path)?\($0)" } ?? path
-        context.logger.info("Request", metadata: ["hb.request.path": .string(target), "hb.request.method": .string(request.method.rawValue)])
+        // Inside the metadata's autoclosure: nothing is formatted when the level is above info.
+        context.logger.info("Request", metadata: ["hb.request.path": .string(Self.target(request.uri)),
+                                                  "hb.request.method": .string(request.method.rawValue)])
         return try await next(request, context)
+    }
+
+    static func target(_ uri: URI) -> String {
+        let path = uri.path
+        guard let query = uri.query else { return path }
+        return path.hasPrefix("/auth/") ? "\(path)?…" : "\(path)?\(query)"
     }
 }

@@ -19,7 +19,7 @@ enum SignInRoutes {
             context.setRoute("auth.sign-in")
             return try await browser(request) {
                 let query = try fields(request)
-                let app = SignInPage.AppRequest(
+                let app = HostedSignIn.AppRequest(
                     redirectURI: try required(query, "redirect_uri"), state: try required(query, "state"),
                     codeChallenge: try required(query, "code_challenge"),
                     service: try await signIn.checkRedirect(try required(query, "redirect_uri"), service: query["service"]))
@@ -83,9 +83,9 @@ enum SignInRoutes {
         let client = context.clientAddress(request.headers, trusting: auth.settings.trustedProxies) ?? "unknown"
         let run = { () async throws -> Response in
             // The page's form carries the app's request; check it before anything is created.
-            var app: SignInPage.AppRequest?
+            var app: HostedSignIn.AppRequest?
             if fromPage {
-                app = SignInPage.AppRequest(redirectURI: try required(body, "redirect_uri"), state: try required(body, "state"),
+                app = HostedSignIn.AppRequest(redirectURI: try required(body, "redirect_uri"), state: try required(body, "state"),
                                             codeChallenge: try required(body, "code_challenge"),
                                             service: try await signIn.checkRedirect(try required(body, "redirect_uri"), service: body["service"]))
                 guard PKCE.isWellFormed(app?.codeChallenge ?? "") else { throw ODataError.badRequest("The form's code_challenge is not valid; start again from the app.") }

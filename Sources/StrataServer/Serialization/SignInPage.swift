@@ -6,20 +6,7 @@ import StrataCore
 /// no external assets, a labelled link per provider and, where the service allows sign-up, a form.
 /// Every text from a request or the configuration is escaped.
 enum SignInPage {
-    /// What the page carries through to `/auth/authorize` and the sign-up form: the app's request.
-    struct AppRequest: Sendable {
-        var redirectURI: String
-        var state: String
-        var codeChallenge: String
-        var service: String
-
-        var fields: [(String, String)] {
-            [("redirect_uri", redirectURI), ("state", state), ("code_challenge", codeChallenge), ("code_challenge_method", "S256"),
-             ("service", service)]
-        }
-    }
-
-    static func page(providers: [IdentityProvider], app: AppRequest, allowsSignUp: Bool, title: String) -> [UInt8] {
+    static func page(providers: [IdentityProvider], app: HostedSignIn.AppRequest, allowsSignUp: Bool, title: String) -> [UInt8] {
         var body = "<h1>Sign in to \(escape(title))</h1>\n"
         if providers.isEmpty {
             body += "<p>No identity provider is configured.</p>\n"

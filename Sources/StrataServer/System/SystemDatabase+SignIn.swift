@@ -69,6 +69,9 @@ extension SystemDatabase {
                 "expires_at" BIGINT NOT NULL
             )
             """,
+            """
+            CREATE INDEX "IX_sign_in_flows_expires" ON \(table("sign_in_flows")) ("expires_at")
+            """,
             // `session_id` is set at redemption, so that a second redemption can end that sign-in.
             """
             CREATE TABLE \(table("sign_in_codes")) (
@@ -83,6 +86,9 @@ extension SystemDatabase {
                 "used_at" BIGINT,
                 "session_id" VARCHAR(64)
             )
+            """,
+            """
+            CREATE INDEX "IX_sign_in_codes_expires" ON \(table("sign_in_codes")) ("expires_at")
             """,
             """
             CREATE TABLE \(table("account_identities")) (

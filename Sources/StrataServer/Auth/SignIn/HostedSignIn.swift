@@ -39,6 +39,19 @@ struct HostedSignIn: Sendable {
         var service: String?
     }
 
+    /// An app's request as the hosted page carries it on to `/auth/authorize` and the sign-up form.
+    struct AppRequest: Sendable {
+        var redirectURI: String
+        var state: String
+        var codeChallenge: String
+        var service: String
+
+        var fields: [(String, String)] {
+            [("redirect_uri", redirectURI), ("state", state), ("code_challenge", codeChallenge), ("code_challenge_method", "S256"),
+             ("service", service)]
+        }
+    }
+
     /// The providers people may sign in with, for `/auth/providers` and the hosted page.
     func providers() async throws -> [IdentityProvider] {
         try await store.providers().map(\.provider)
@@ -77,7 +90,7 @@ struct HostedSignIn: Sendable {
         let now = AuthStore.seconds(auth.now)
         try await store.insertFlow(stateHash: RandomSecret.sha256Hex(state), SignInFlow(
             provider: provider.name, service: service, redirectURI: request.redirectURI, appState: request.state,
-            codeChallenge: request.codeChallenge, nonce: nonce, verifier: verifier, linkSubject: linking, expiresAt: now + Self.flowLifetime))
+            codeChallenge: request.codeChallenge, nonce: nonce, verifier: verifier, linkSubject: linking, expiresAt: now + Self.flowLifetime), now: now)
         var fields: [(String, String)] = [
             ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", Self.callbackURL(callbackBase, provider: provider.name)),
             ("scope", provider.scopes.joined(separator: " ")), ("state", state),

@@ -44,7 +44,7 @@ extension HostedSignIn {
 
     /// A one-time code for a password account (the hosted page's sign-up form), redeemed at
     /// `/auth/token` as a provider sign-in's code is; answers the app's redirect with it.
-    func code(for username: String, app: SignInPage.AppRequest) async throws -> String {
+    func code(for username: String, app: HostedSignIn.AppRequest) async throws -> String {
         let code = RandomSecret.token(bytes: 32)
         try await store.insertCode(codeHash: RandomSecret.sha256Hex(code), SignInCode(
             username: username, provider: "", redirectURI: app.redirectURI, codeChallenge: app.codeChallenge, claims: "{}",

@@ -42,34 +42,37 @@ enum CodeRedemption: Sendable {
 }
 
 extension AuthStore {
-    func insertFlow(stateHash: String, _ flow: SignInFlow) async throws {
+    /// Stores a new flow, and deletes the expired ones: a flow nobody finished (the user went away)
+    /// is gone ten minutes later, however many are started.
+    func insertFlow(stateHash: String, _ flow: SignInFlow, now: Int64) async throws {
         let values: [ODataValue] = [
             .string(stateHash), .string(flow.provider), .string(flow.service), .string(flow.redirectURI), .string(flow.appState),
             .string(flow.codeChallenge), .string(flow.nonce), .string(flow.verifier), flow.linkSubject.map(ODataValue.string) ?? .null,
             .int64(flow.expiresAt),
         ]
+        let table = q("sign_in_flows")
         try await database.transaction { connection in
+            try await connection.execute("DELETE FROM \(table) WHERE \"expires_at\" < \(bind: .int64(now))")
             try await connection.execute("""
-                INSERT INTO \(q("sign_in_flows")) ("state_hash", "provider", "service", "redirect_uri", "app_state", "code_challenge", \
+                INSERT INTO \(table) ("state_hash", "provider", "service", "redirect_uri", "app_state", "code_challenge", \
                 "nonce", "verifier", "link_subject", "expires_at") VALUES (\(SQL.binds(values)))
                 """)
         }
     }
 
-    /// Takes a flow: deletes it and answers it, so that a replayed callback finds nothing.
-    /// Expired flows are deleted on the way.
+    /// Takes a flow: deletes it and answers it, so that a replayed callback finds nothing. An
+    /// expired flow is not answered.
     func takeFlow(stateHash: String, now: Int64) async throws -> SignInFlow? {
         let table = q("sign_in_flows")
         let rows = try await database.transaction { connection in
-            try await connection.execute("DELETE FROM \(table) WHERE \"expires_at\" < \(bind: .int64(now))")
-            return try await connection.query("""
+            try await connection.query("""
                 DELETE FROM \(table) WHERE "state_hash" = \(bind: .string(stateHash)) RETURNING "provider", "service", "redirect_uri", \
                 "app_state", "code_challenge", "nonce", "verifier", "link_subject", "expires_at"
                 """, types: [.string, .string, .string, .string, .string, .string, .string, .string, .int64])
         }
-        guard let row = rows.rows.first, let provider = row[0].stringValue, let service = row[1].stringValue,
-              let redirect = row[2].stringValue, let appState = row[3].stringValue, let challenge = row[4].stringValue,
-              let nonce = row[5].stringValue, let verifier = row[6].stringValue, let expires = row[8].integerValue else { return nil }
+        guard let row = rows.rows.first, let expires = row[8].integerValue, now <= expires,
+              let provider = row[0].stringValue, let service = row[1].stringValue, let redirect = row[2].stringValue, let appState = row[3].stringValue, let challenge = row[4].stringValue,
+              let nonce = row[5].stringValue, let verifier = row[6].stringValue else { return nil }
         return SignInFlow(provider: provider, service: service, redirectURI: redirect, appState: appState, codeChallenge: challenge,
                           nonce: nonce, verifier: verifier, linkSubject: row[7].stringValue, expiresAt: expires)
     }
