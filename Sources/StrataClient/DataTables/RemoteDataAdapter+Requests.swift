@@ -55,31 +55,27 @@ extension RemoteDataAdapter {
         guard !delta.changes.isEmpty else {
             return (tables, ApplySummary(response: DataTableChangeResponse(results: [])))
         }
-        var headers = StrataHeaders()
-        if let idempotencyKey { headers[IdempotencyKey.headerName] = idempotencyKey.headerValue }
-        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: delta.jsonBytes, headers: headers), progress: progress)
         let types = Dictionary(tables.map { table in
             (table.name, Dictionary(table.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first }))
         }, uniquingKeysWith: { first, _ in first })
-        let decoded: DataTableChangeResponse
-        do {
-            decoded = try DataTableChangeResponse(json: Array(response.body), delta: delta) { types[$0] }
-        } catch {
-            throw ResponseReader.invalid(response, "The change results cannot be read: \(error.message).")
-        }
+        let (decoded, replayed) = try await sendDelta(delta.jsonBytes, delta: delta, idempotencyKey: idempotencyKey,
+                                                      fieldTypes: { types[$0] }, progress: progress)
         var merged = tables
         for index in merged.indices { merged[index].merge(decoded, idPrefix: "\(index)/") }
         var summary = ApplySummary(response: decoded)
-        summary.replayed = response.headers[IdempotencyKey.replayedHeaderName] == "true"
+        summary.replayed = replayed
         return (merged, summary)
     }
 
-    /// Sends a delta exactly as `body` (its JSON) under an idempotency key, and reads the results
-    /// with the tables' field types; answers whether the server replayed stored results.
-    func sendDelta(_ body: [UInt8], delta: DataTableDelta, idempotencyKey: IdempotencyKey,
-                   fieldTypes: @Sendable (String) -> [String: EDMPrimitiveType]?) async throws(StrataError) -> (response: DataTableChangeResponse, replayed: Bool) {
-        let headers: StrataHeaders = [IdempotencyKey.headerName: idempotencyKey.headerValue]
-        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: body, headers: headers), progress: nil)
+    /// Sends a delta exactly as `body` (its JSON), under an idempotency key when one is given, and
+    /// reads the results with the tables' field types; answers whether the server replayed stored
+    /// results. The replica sends the bytes it sealed, so that a retry is the same request.
+    func sendDelta(_ body: [UInt8], delta: DataTableDelta, idempotencyKey: IdempotencyKey?,
+                   fieldTypes: @Sendable (String) -> [String: EDMPrimitiveType]?,
+                   progress: Progress = nil) async throws(StrataError) -> (response: DataTableChangeResponse, replayed: Bool) {
+        var headers = StrataHeaders()
+        if let idempotencyKey { headers[IdempotencyKey.headerName] = idempotencyKey.headerValue }
+        let response = try await send(.json(.post, dataService.rootPath + "$changes", body: body, headers: headers), progress: progress)
         do {
             let decoded = try DataTableChangeResponse(json: Array(response.body), delta: delta, fieldTypes: fieldTypes)
             return (decoded, response.headers[IdempotencyKey.replayedHeaderName] == "true")
