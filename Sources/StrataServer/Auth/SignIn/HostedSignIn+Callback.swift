@@ -62,8 +62,11 @@ extension HostedSignIn {
         }
         let provider = stored.provider
         let endpoints = try await directory.endpoints(for: provider)
-        if let issuer = query["iss"] {
-            guard issuer == provider.issuer else { throw Refusal.denied("The answer names another issuer than \(provider.displayName) (RFC 9207).") }
+        // An OAuth 2 provider's configured issuer is only a name for its identities: nothing to compare.
+        if provider.kind == .oidc, let issuer = query["iss"] {
+            guard issuer == provider.issuer else {
+                throw Refusal.denied("The answer names another issuer than \(provider.displayName) (RFC 9207).")
+            }
         } else if endpoints.sendsIssuerInResponse {
             throw Refusal.denied("\(provider.displayName) names itself in its answers (RFC 9207), and this one does not.")
         }
@@ -75,7 +78,9 @@ extension HostedSignIn {
         guard let code = query["code"], !code.isEmpty, code.utf8.count <= 4096 else {
             throw Refusal(error: "invalid_request", description: "\(provider.displayName) answered without a code.")
         }
-        let secret = try stored.secret.map { try auth.tokens.ring.store.open($0, context: "provider:\(provider.name)", what: "The client secret of provider \(provider.name)") }
+        let secret = try stored.secret.map { sealed in
+            try auth.tokens.ring.store.open(sealed, context: "provider:\(provider.name)", what: "The client secret of provider \(provider.name)")
+        }
         let answer = try await ProviderHTTP.postForm(endpoints.token, fields: [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Self.callbackURL(callbackBase, provider: provider.name)),
             ("code_verifier", flow.verifier), ("client_id", provider.clientID),
@@ -157,9 +162,13 @@ extension HostedSignIn {
         // Nobody knows this password: such an account signs in only through its providers.
         let hash = try await auth.hasher.hash(RandomSecret.token(bytes: 32))
         let roles = settings.signUpRole.map { [RoleAssignment(role: $0, service: flow.service)] } ?? []
-        return try await store.createLinkedAccount(provider: provider.name, subject: subject,
-                                                   candidate: Self.accountName(provider: provider.name, subject: subject, claims: claims),
-                                                   passwordHash: hash, roles: roles, now: now)
+        do {
+            return try await store.createLinkedAccount(provider: provider.name, subject: subject,
+                                                       candidate: Self.accountName(provider: provider.name, subject: subject, claims: claims),
+                                                       passwordHash: hash, roles: roles, now: now)
+        } catch let error as ODataError where error.status == 409 {
+            throw Refusal.denied(error.message)
+        }
     }
 
     /// A readable name for a new account: the provider's `preferred_username` or the local part of
