@@ -46,6 +46,7 @@ struct SignUpTests {
                 ("short", "tooshort", .badRequest, "at least 10 characters"),
                 ("common", "1234567890", .badRequest, "most common"),
                 ("common2", "Password123", .badRequest, "most common"),
+                ("common3", "Friend Of Emily", .badRequest, "most common"),
                 ("samename1", "SameName1x", .badRequest, "may not be the account name"),
                 ("bad:name", "a long enough passphrase", .badRequest, "may not contain ':'"),
                 ("toolong", String(repeating: "é", count: 40), .badRequest, "at most 72 bytes"),
@@ -55,6 +56,8 @@ struct SignUpTests {
                 #expect(response.status == status, "\(name): \(response.text)")
                 #expect(response.odataError?.message.contains(message) == true, "\(name): \(response.text)")
             }
+            // Every entry of the bundled list, the ones with spaces among them, and nothing more.
+            #expect(CommonPasswords.list.count == 1777)
             let taken = try await Self.signUp(client, TestAccounts.reader, "a long enough passphrase")
             #expect(taken.status == .conflict)
             #expect(taken.odataError?.message == "This account name cannot be used; choose another.")
