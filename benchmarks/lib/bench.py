@@ -1056,3 +1056,24 @@ if __name__ == "__main__":
     else:
         print(__doc__)
         sys.exit(2)
+
+
+def load_json(file):
+    """A scenario module's results file, or None before it ran."""
+    return json.load(open(file)) if os.path.exists(file) else None
+
+
+def module_main(doc, measure, markdown, load, **commands):
+    """The command line of a scenario module (feed, replica, scale-out): `measure`, `markdown`
+    (its section of latest.md from its results), or one of `commands`, each called with the
+    remaining arguments; anything else prints the module's doc and exits 2."""
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "measure":
+        measure()
+    elif command == "markdown":
+        print("\n".join(markdown(load())))
+    elif command in commands:
+        commands[command](sys.argv[2:])
+    else:
+        print(doc)
+        sys.exit(2)

@@ -604,7 +604,7 @@ def measure():
 
 
 def load():
-    return json.load(open(path())) if os.path.exists(path()) else None
+    return bench.load_json(path())
 
 
 def markdown(results):
@@ -664,14 +664,6 @@ def markdown(results):
 
 
 if __name__ == "__main__":
-    command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "measure":
-        measure()
-    elif command == "markdown":
-        print("\n".join(markdown(load())))
-    elif command == "generate":
-        base, token, rate, seconds, share, scale, out = sys.argv[2:9]
-        asyncio.run(generate(base, token, int(rate), float(seconds), float(share), int(scale), out))
-    else:
-        print(__doc__)
-        sys.exit(2)
+    bench.module_main(__doc__, measure, markdown, load,
+                      generate=lambda args: asyncio.run(generate(args[0], args[1], int(args[2]), float(args[3]),
+                                                                 float(args[4]), int(args[5]), args[6])))

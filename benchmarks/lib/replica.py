@@ -37,7 +37,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import time
 
 import bench
@@ -209,9 +208,9 @@ def measure():
 
 def load():
     """The results for latest.json: without the per-write samples, which stay in <run>/replica.json."""
-    if not os.path.exists(path()):
+    results = bench.load_json(path())
+    if results is None:
         return None
-    results = json.load(open(path()))
     for name in bench.STRATA:
         observed = (results.get(name) or {}).get("observe")
         if isinstance(observed, dict):
@@ -286,11 +285,4 @@ def markdown(results):
 
 
 if __name__ == "__main__":
-    command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "measure":
-        measure()
-    elif command == "markdown":
-        print("\n".join(markdown(load())))
-    else:
-        print(__doc__)
-        sys.exit(2)
+    bench.module_main(__doc__, measure, markdown, load)

@@ -13,7 +13,6 @@ what the ratio means here and how it grows with machines.
 import json
 import os
 import statistics
-import sys
 
 import bench
 
@@ -80,7 +79,7 @@ def measure():
 
 
 def load():
-    return json.load(open(path())) if os.path.exists(path()) else None
+    return bench.load_json(path())
 
 
 def markdown(results):
@@ -108,11 +107,4 @@ def markdown(results):
 
 
 if __name__ == "__main__":
-    command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "measure":
-        measure()
-    elif command == "markdown":
-        print("\n".join(markdown(load())))
-    else:
-        print(__doc__)
-        sys.exit(2)
+    bench.module_main(__doc__, measure, markdown, load)
