@@ -35,7 +35,7 @@ enum TokenRequest: Sendable {
         case "application/json":
             fields = try jsonFields(body)
         case "application/x-www-form-urlencoded":
-            fields = try formFields(body)
+            fields = try formFields(String(decoding: body, as: UTF8.self), of: "The token request")
         default:
             throw .unsupportedMediaType("Send the token request as application/json or application/x-www-form-urlencoded.")
         }
@@ -84,15 +84,17 @@ enum TokenRequest: Sendable {
         return fields
     }
 
-    private static func formFields(_ body: [UInt8]) throws(ODataError) -> [String: String] {
+    /// The fields of `name=value&…` text (a form body, a query string); a field given twice is
+    /// refused (OAuth 2.0 §3.1: parameters are sent once). `subject` names the text in errors.
+    static func formFields(_ text: String, of subject: String) throws(ODataError) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&", omittingEmptySubsequences: true) {
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = PercentEncoding.decode(parts[0], plusAsSpace: true),
                   let value = PercentEncoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true) else {
-                throw .badRequest("The token request form is not correctly percent-encoded.")
+                throw .badRequest("\(subject) is not correctly percent-encoded.")
             }
-            guard fields[name] == nil else { throw .badRequest("The token request repeats \(name).") }
+            guard fields[name] == nil else { throw .badRequest("\(subject) gives \(name) twice.") }
             fields[name] = value
         }
         return fields

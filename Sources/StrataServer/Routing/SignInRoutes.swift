@@ -10,7 +10,6 @@ import StrataCore
 /// bodies otherwise; nothing redirects to an app before its redirect URI is known to be registered.
 enum SignInRoutes {
     static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, signIn: HostedSignIn) {
-        let auth = signIn.auth
         router.get("/auth/providers") { _, context in
             context.setRoute("auth.providers")
             return ODataResponse.json(providerList(try await signIn.providers()), version: nil)
@@ -19,11 +18,10 @@ enum SignInRoutes {
             context.setRoute("auth.sign-in")
             return try await browser(request) {
                 let query = try fields(request)
-                let app = HostedSignIn.AppRequest(
-                    redirectURI: try required(query, "redirect_uri"), state: try required(query, "state"),
-                    codeChallenge: try required(query, "code_challenge"),
-                    service: try await signIn.checkRedirect(try required(query, "redirect_uri"), service: query["service"]))
-                let settings = try await auth.store.serviceSignIns()[app.service] ?? ServiceSignIn()
+                let redirectURI = try required(query, "redirect_uri")
+                let (service, settings) = try await signIn.checkRedirect(redirectURI, service: query["service"])
+                let app = HostedSignIn.AppRequest(redirectURI: redirectURI, state: try required(query, "state"),
+                                                  codeChallenge: try required(query, "code_challenge"), service: service)
                 let title = runtime.service(named: app.service)?.settings.title ?? app.service
                 return SignInPage.response(SignInPage.page(providers: try await signIn.providers(), app: app,
                                                            allowsSignUp: settings.allowsSignUp, title: title))
@@ -87,7 +85,7 @@ enum SignInRoutes {
             if fromPage {
                 app = HostedSignIn.AppRequest(redirectURI: try required(body, "redirect_uri"), state: try required(body, "state"),
                                             codeChallenge: try required(body, "code_challenge"),
-                                            service: try await signIn.checkRedirect(try required(body, "redirect_uri"), service: body["service"]))
+                                            service: try await signIn.checkRedirect(try required(body, "redirect_uri"), service: body["service"]).service)
                 guard PKCE.isWellFormed(app?.codeChallenge ?? "") else { throw ODataError.badRequest("The form's code_challenge is not valid; start again from the app.") }
             }
             let principal = try await signIn.signUp(service: try required(body, "service"), username: try required(body, "username"),
@@ -156,21 +154,11 @@ enum SignInRoutes {
                                    state: try required(fields, "state"), service: fields["service"])
     }
 
-    /// The query's fields; a field given twice is refused (OAuth 2.0 §3.1: parameters are sent once).
+    /// The query's fields; a field given twice is refused.
     static func fields(_ request: Request) throws(ODataError) -> [String: String] {
-        var fields: [String: String] = [:]
         let query = request.uri.query ?? ""
         guard query.utf8.count <= 16 * 1024 else { throw .badRequest("The query is too long.") }
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = PercentEncoding.decode(parts[0], plusAsSpace: true),
-                  let value = PercentEncoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true) else {
-                throw .badRequest("The query is not correctly percent-encoded.")
-            }
-            guard fields[name] == nil else { throw .badRequest("The query gives \(name) twice.") }
-            fields[name] = value
-        }
-        return fields
+        return try TokenRequest.formFields(query, of: "The query")
     }
 
     private static func required(_ fields: [String: String], _ name: String) throws(ODataError) -> String {

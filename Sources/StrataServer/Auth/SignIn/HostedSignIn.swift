@@ -64,7 +64,7 @@ struct HostedSignIn: Sendable {
     /// Nothing here redirects to the app: until its redirect URI is known to be registered, an
     /// error is shown to the user, never sent to an address the request named (open redirect).
     func authorize(_ request: Authorization, callbackBase: String, linking: String? = nil) async throws -> String {
-        let service = try await checkRedirect(request.redirectURI, service: request.service)
+        let service = try await checkRedirect(request.redirectURI, service: request.service).service
         guard let stored = try await store.providers(named: request.provider).first else {
             throw refuse(ODataError.notFound("There is no identity provider '\(request.provider)'; GET /auth/providers lists them."), provider: request.provider)
         }
@@ -109,15 +109,17 @@ struct HostedSignIn: Sendable {
     /// The service whose list holds `redirectURI`, compared exactly (RFC 8252 §8.4, the OAuth
     /// security BCP) but for one thing: a registered `http://127.0.0.1/PATH` without a port matches
     /// that loopback address on any port, because a command line listens where it can (RFC 8252 §7.3).
-    func checkRedirect(_ redirectURI: String, service: String?) async throws -> String {
-        let registered = try await store.serviceSignIns().filter { entry in
+    /// Answers the service with its sign-in settings, read once for the caller.
+    func checkRedirect(_ redirectURI: String, service: String?) async throws -> (service: String, settings: ServiceSignIn) {
+        let settings = try await store.serviceSignIns()
+        let registered = settings.filter { entry in
             entry.value.redirectURIs.contains { Self.redirect(redirectURI, matches: $0) }
         }.map(\.key).sorted()
         if let service {
             guard registered.contains(service) else {
                 throw refuse(ODataError.badRequest("The redirect URI \(redirectURI) is not registered for the service \(service); register it with `strata service sign-in \(service) --redirect-uri …`."), provider: nil)
             }
-            return service
+            return (service, settings[service] ?? ServiceSignIn())
         }
         guard let first = registered.first else {
             throw refuse(ODataError.badRequest("The redirect URI \(redirectURI) is not registered for any service; register it with `strata service sign-in SERVICE --redirect-uri …`."), provider: nil)
@@ -125,7 +127,7 @@ struct HostedSignIn: Sendable {
         guard registered.count == 1 else {
             throw refuse(ODataError.badRequest("The redirect URI \(redirectURI) is registered for several services (\(registered.joined(separator: ", "))); name one with service=."), provider: nil)
         }
-        return first
+        return (first, settings[first] ?? ServiceSignIn())
     }
 
     static func redirect(_ requested: String, matches registered: String) -> Bool {
