@@ -780,6 +780,22 @@ def report_section(key, module, option):
     write_report(results, out)
 
 
+def section_start(title, results, missing="not run"):
+    """The start of a scenario module's section of latest.md: its heading, and why it was not measured when
+    it was not. Answers the lines and whether the section is complete already."""
+    lines = ["", f"### {title}", ""]
+    if results is None or "skipped" in results:
+        lines.append(f"Not measured: {(results or {}).get('skipped', missing)}.")
+        return lines, True
+    return lines, False
+
+
+def measured_when(run):
+    """`Measured DATE, commit C, load average before …, after …` of a module's `run` record."""
+    return (f"Measured {run.get('date')}, commit {run.get('commit')}, load average before {' '.join(run.get('load_before') or [])}, "
+            f"after {' '.join(run.get('load_after') or [])}")
+
+
 def target_failures(lines, results):
     """A line for each Strata target whose section failed, after its table."""
     for n in STRATA:

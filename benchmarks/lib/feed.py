@@ -608,14 +608,12 @@ def load():
 
 
 def markdown(results):
-    lines = ["", "### Change feed (issue 25)", ""]
-    if results is None or "skipped" in results:
-        lines.append(f"Not measured: {(results or {}).get('skipped', 'not run')}.")
+    lines, done = bench.section_start("Change feed (issue 25)", results)
+    if done:
         return lines
     s = results.get("settings", {})
     run = results.get("run", {})
-    lines.append(f"Measured {run.get('date')}, commit {run.get('commit')}, load average before {' '.join(run.get('load_before') or [])}, "
-                 f"after {' '.join(run.get('load_after') or [])}; wrk as above for the POSTs, {s.get('seconds')} s of paced load "
+    lines.append(bench.measured_when(run) + f"; wrk as above for the POSTs, {s.get('seconds')} s of paced load "
                  f"for the subscribers.")
     lines.append("")
     row = bench.target_table(lines, results)

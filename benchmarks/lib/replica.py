@@ -220,14 +220,12 @@ def load():
 
 
 def markdown(results):
-    lines = ["", "### Offline replica (issue 26)", ""]
-    if results is None or "skipped" in results:
-        lines.append(f"Not measured: {(results or {}).get('skipped', 'not run')}.")
+    lines, done = bench.section_start("Offline replica (issue 26)", results)
+    if done:
         return lines
     s = results.get("settings", {})
     run = results.get("run", {})
-    lines.append(f"Measured {run.get('date')}, commit {run.get('commit')}, load average before {' '.join(run.get('load_before') or [])}, "
-                 f"after {' '.join(run.get('load_after') or [])}. ReplicaBench (StrataClient's `Replica` in a client process "
+    lines.append(bench.measured_when(run) + f". ReplicaBench (StrataClient's `Replica` in a client process "
                  f"of its own, a new process per phase) keeps `Person` where `{s.get('where')}`; the replica's directory is on "
                  f"{results.get('disk', {}).get('text', '?')}.")
     lines.append("")

@@ -83,9 +83,8 @@ def load():
 
 
 def markdown(results):
-    lines = ["", "### Scale-out: two servers behind nginx ÷ one", ""]
-    if results is None or "skipped" in results:
-        lines.append(f"Not measured: {(results or {}).get('skipped', 'no PostgreSQL run')}.")
+    lines, done = bench.section_start("Scale-out: two servers behind nginx ÷ one", results, missing="no PostgreSQL run")
+    if done:
         return lines
     lines.append("Both on this machine's cores, with nginx, wrk and PostgreSQL (docs/DEPLOYMENT.md explains the ratio).")
     lines.append("")
