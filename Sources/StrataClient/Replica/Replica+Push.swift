@@ -9,6 +9,15 @@ extension Replica {
         var failed = 0
         var conflicts: [ReplicaConflict] = []
         var replayed = false
+
+        /// Counts a second batch sent by the same sync.
+        mutating func add(_ other: PushOutcome) {
+            sent += other.sent
+            applied += other.applied
+            failed += other.failed
+            conflicts += other.conflicts
+            replayed = replayed || other.replayed
+        }
     }
 
     /// Sends the outbox: seals it (the batch, its body and its idempotency key go to disk first),

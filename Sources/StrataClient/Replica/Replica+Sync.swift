@@ -11,7 +11,7 @@ public struct SyncReport: Sendable, Hashable {
     public var failed = 0
     /// Conflicts met while sending, as their tables' policies settled them.
     public var conflicts: [ReplicaConflict] = []
-    /// True when the server had applied the batch before (a retried push) and answered from its receipts.
+    /// True when the server had applied a batch before (a retried push) and answered it from its receipts.
     public var replayed = false
     /// Rows received (inserted or changed) by the pull.
     public var received = 0
@@ -32,7 +32,12 @@ extension Replica {
     public func sync() async throws(ReplicaError) -> SyncReport {
         var report = SyncReport()
         do {
-            let pushed = try await push()
+            // A batch sealed by an interrupted sync goes first, as it was; the changes made since
+            // then are not in it, so they go in a second batch of the same sync — otherwise a sync
+            // after a crash would end with changes still queued while the server is reachable.
+            let resuming = state.sealed != nil
+            var pushed = try await push()
+            if resuming { pushed.add(try await push()) }
             report.sent = pushed.sent
             report.applied = pushed.applied
             report.failed = pushed.failed
