@@ -155,7 +155,7 @@ struct EventStreamTests {
                 return response
             case 2:
                 // One event, then silence longer than the client's idle timeout.
-                return Self.stream(["retry: 50\n\n" + Self.event("a", "x"), ": too late\n\n"], pauseBetween: .milliseconds(2500))
+                return Self.stream(["retry: 50\n\n" + Self.event("a", "x"), ": too late\n\n"], pauseBetween: .seconds(9))
             default:
                 return Self.stream(["event: gone\ndata: {}\n\n"])
             }
@@ -163,7 +163,9 @@ struct EventStreamTests {
         try await withRouter(router) { url in
             let connection = Connection(baseURL: url)
             let states = NIOLockedValueBox<[String]>([])
-            var configuration = EventStreamConfiguration(initialRetry: .seconds(30), jitter: 0, idleTimeout: 1)
+            // The idle timeout also bounds waiting for an answer: on a loaded machine (the whole
+            // suite on two cores) 1 s was once too short for the in-process server to answer.
+            var configuration = EventStreamConfiguration(initialRetry: .seconds(30), jitter: 0, idleTimeout: 4)
             configuration.onStateChange = { state in
                 let name = switch state {
                 case .connecting: "connecting"
