@@ -26,6 +26,11 @@ public struct AuthSettings: Sendable {
     public var accountDelay: Duration = .milliseconds(250)
     /// The longest such delay: what the owner of an account under attack waits at most.
     public var maxAccountDelay: Duration = .seconds(4)
+    /// Sign-ins one client address may have started (`/auth/authorize`) and not finished within
+    /// their ten minutes before it is answered 429: each start stores a flow, and nobody needs to
+    /// be signed in to start one. Generous for people behind one NAT; it bounds what one address
+    /// can make the system database keep.
+    public var maxOpenSignInsPerAddress = 50
     /// How long a successful HTTP Basic check is remembered, so that a client sending the same
     /// credentials on every request does not pay for bcrypt each time. 0 turns the memory off.
     public var basicCredentialMemory: TimeInterval

@@ -64,13 +64,16 @@ enum AuthErrors {
     }
 }
 
-/// Login attempts refused because of too many failures; answered 429 with `Retry-After`.
+/// Login attempts refused because of too many failures, or sign-ins refused because one address
+/// started too many; answered 429 with `Retry-After`.
 struct ThrottledError: Error, Sendable {
     /// Whole seconds until a login may be tried again (at least 1).
     var retryAfter: Int
+    /// What was too many, the start of the message.
+    var reason = "Too many failed logins"
 
     var odataError: ODataError {
         ODataError(status: 429, code: "TooManyRequests",
-                   message: "Too many failed logins; try again in \(retryAfter) seconds.")
+                   message: "\(reason); try again in \(retryAfter) seconds.")
     }
 }

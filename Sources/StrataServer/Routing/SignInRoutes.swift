@@ -31,7 +31,8 @@ enum SignInRoutes {
             context.setRoute("auth.authorize")
             return try await browser(request) {
                 let query = try fields(request)
-                let location = try await signIn.authorize(try authorization(query), callbackBase: runtime.baseURL(for: request))
+                let location = try await signIn.authorize(try authorization(query, client: client(request, context, signIn)),
+                                                          callbackBase: runtime.baseURL(for: request))
                 return redirect(location)
             }
         }
@@ -56,8 +57,13 @@ enum SignInRoutes {
             }
             let body = try TokenRequest.fields(body: Array(buffer: try await request.body.collect(upTo: TokenRequest.maximumBodySize)),
                                                contentType: request.headers[.contentType])
-            let location = try await signIn.authorize(try authorization(body), callbackBase: runtime.baseURL(for: request),
-                                                      linking: principal.subject)
+            let location: String
+            do {
+                location = try await signIn.authorize(try authorization(body, client: client(request, context, signIn)),
+                                                      callbackBase: runtime.baseURL(for: request), linking: principal.subject)
+            } catch let error as ThrottledError {
+                return AuthenticationMiddleware.throttled(error)
+            }
             var writer = JSONWriter()
             writer.beginObject()
             writer.key("location")
@@ -78,7 +84,7 @@ enum SignInRoutes {
         let body = try TokenRequest.fields(body: Array(buffer: try await request.body.collect(upTo: TokenRequest.maximumBodySize)),
                                            contentType: request.headers[.contentType])
         let fromPage = body["redirect_uri"] != nil
-        let client = context.clientAddress(request.headers, trusting: auth.settings.trustedProxies) ?? "unknown"
+        let client = Self.client(request, context, signIn)
         let run = { () async throws -> Response in
             // The page's form carries the app's request; check it before anything is created.
             var app: HostedSignIn.AppRequest?
@@ -148,10 +154,15 @@ enum SignInRoutes {
         return writer.bytes
     }
 
-    private static func authorization(_ fields: [String: String]) throws(ODataError) -> HostedSignIn.Authorization {
+    private static func authorization(_ fields: [String: String], client: String) throws(ODataError) -> HostedSignIn.Authorization {
         HostedSignIn.Authorization(provider: try required(fields, "provider"), redirectURI: try required(fields, "redirect_uri"),
                                    codeChallenge: try required(fields, "code_challenge"), codeChallengeMethod: fields["code_challenge_method"],
-                                   state: try required(fields, "state"), service: fields["service"])
+                                   state: try required(fields, "state"), service: fields["service"], client: client)
+    }
+
+    /// The client's address as throttling counts it (behind trusted proxies, the one they name).
+    private static func client(_ request: Request, _ context: StrataRequestContext, _ signIn: HostedSignIn) -> String {
+        context.clientAddress(request.headers, trusting: signIn.auth.settings.trustedProxies) ?? "unknown"
     }
 
     /// The query's fields; a field given twice is refused.
@@ -172,10 +183,16 @@ enum SignInRoutes {
 
     /// Runs a browser-facing handler: its errors become an HTML page when the client accepts HTML.
     private static func browser(_ request: Request, _ body: () async throws -> Response) async throws -> Response {
+        let wantsHTML = (request.headers[.accept] ?? "").contains("text/html")
         do {
             return try await body()
-        } catch let error as ODataError where (request.headers[.accept] ?? "").contains("text/html") {
+        } catch let error as ODataError where wantsHTML {
             return SignInPage.response(SignInPage.error(error), status: HTTPResponse.Status(code: error.status))
+        } catch let error as ThrottledError {
+            guard wantsHTML else { return AuthenticationMiddleware.throttled(error) }
+            var response = SignInPage.response(SignInPage.error(error.odataError), status: .tooManyRequests)
+            response.headers[.retryAfter] = String(error.retryAfter)
+            return response
         }
     }
 }

@@ -106,6 +106,12 @@ extension SystemDatabase {
             // and the provider's access token (sealed) is handed to that session only.
             "ALTER TABLE \(table("auth_sessions")) ADD COLUMN \"provider\" VARCHAR(64)",
             "ALTER TABLE \(table("auth_sessions")) ADD COLUMN \"provider_token\" TEXT",
+        ]),
+        // Flows are counted per client address (a SHA-256 of it), so that one address cannot make
+        // the database keep flows without bound (AuthSettings.maxOpenSignInsPerAddress).
+        SystemMigration(id: "signin.2", statements: [
+            "ALTER TABLE \(table("sign_in_flows")) ADD COLUMN \"client_hash\" VARCHAR(64)",
+            "CREATE INDEX \"IX_sign_in_flows_client\" ON \(table("sign_in_flows")) (\"client_hash\", \"expires_at\")",
         ])]
     }
 }

@@ -62,6 +62,7 @@ func withAuthServer<T: Sendable>(
     _ backend: Backend,
     clock: TestClock = TestClock(),
     services: [TestService] = [],
+    logger: Logger = TestDatabases.logger,
     configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     setup: @Sendable (Administration) async throws -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol, StrataConfiguration) async throws -> T
@@ -80,7 +81,7 @@ func withAuthServer<T: Sendable>(
             try await TestAccounts.create(admin)
             try await setup(admin)
         }
-        let app = try await buildApplication(prepared, logger: TestDatabases.logger)
+        let app = try await buildApplication(prepared, logger: logger)
         return try await app.test(.router) { client in
             try await test(client, prepared)
         }

@@ -7,7 +7,7 @@ import StrataCore
 /// PKCE, checks what comes back at `/auth/callback/{provider}`, and sends the user back to the app
 /// with a one-time Strata code, which the app redeems with its own PKCE verifier at `/auth/token`.
 ///
-/// Flows and codes are kept in the system database (``AuthStore/insertFlow(stateHash:_:)``), so
+/// Flows and codes are kept in the system database (``AuthStore/insertFlow(stateHash:_:client:limit:now:)``), so
 /// every step may reach another server. docs/design/HOSTED-SIGN-IN.md tells the whole design.
 struct HostedSignIn: Sendable {
     let auth: AuthServices
@@ -37,6 +37,8 @@ struct HostedSignIn: Sendable {
         /// The service whose redirect URIs and sign-up setting apply; needed only when several
         /// services register the same redirect URI.
         var service: String?
+        /// The client's address, which open flows are counted by (``AuthSettings/maxOpenSignInsPerAddress``).
+        var client: String
     }
 
     /// An app's request as the hosted page carries it on to `/auth/authorize` and the sign-up form.
@@ -88,9 +90,15 @@ struct HostedSignIn: Sendable {
         }
         let state = RandomSecret.token(bytes: 32), verifier = PKCE.verifier(), nonce = RandomSecret.token(bytes: 24)
         let now = AuthStore.seconds(auth.now)
-        try await store.insertFlow(stateHash: RandomSecret.sha256Hex(state), SignInFlow(
-            provider: provider.name, service: service, redirectURI: request.redirectURI, appState: request.state,
-            codeChallenge: request.codeChallenge, nonce: nonce, verifier: verifier, linkSubject: linking, expiresAt: now + Self.flowLifetime), now: now)
+        do {
+            try await store.insertFlow(stateHash: RandomSecret.sha256Hex(state), SignInFlow(
+                provider: provider.name, service: service, redirectURI: request.redirectURI, appState: request.state,
+                codeChallenge: request.codeChallenge, nonce: nonce, verifier: verifier, linkSubject: linking, expiresAt: now + Self.flowLifetime),
+                client: request.client, limit: auth.settings.maxOpenSignInsPerAddress, now: now)
+        } catch let error as ThrottledError {
+            _ = refuse(error.odataError, provider: provider.name)
+            throw error
+        }
         var fields: [(String, String)] = [
             ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", Self.callbackURL(callbackBase, provider: provider.name)),
             ("scope", provider.scopes.joined(separator: " ")), ("state", state),

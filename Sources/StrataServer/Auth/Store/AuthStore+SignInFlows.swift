@@ -44,18 +44,31 @@ enum CodeRedemption: Sendable {
 extension AuthStore {
     /// Stores a new flow, and deletes the expired ones: a flow nobody finished (the user went away)
     /// is gone ten minutes later, however many are started.
-    func insertFlow(stateHash: String, _ flow: SignInFlow, now: Int64) async throws {
+    ///
+    /// Throws ``ThrottledError`` when `client` (the client's address) already has `limit` flows
+    /// open, with the seconds until the oldest of them that counts expires. Servers sharing the
+    /// database may each let one more through while they insert at once; the bound holds within that.
+    func insertFlow(stateHash: String, _ flow: SignInFlow, client: String, limit: Int, now: Int64) async throws {
+        let clientHash = RandomSecret.sha256Hex(client)
         let values: [ODataValue] = [
             .string(stateHash), .string(flow.provider), .string(flow.service), .string(flow.redirectURI), .string(flow.appState),
             .string(flow.codeChallenge), .string(flow.nonce), .string(flow.verifier), flow.linkSubject.map(ODataValue.string) ?? .null,
-            .int64(flow.expiresAt),
+            .int64(flow.expiresAt), .string(clientHash),
         ]
         let table = q("sign_in_flows")
         try await database.transaction { connection in
             try await connection.execute("DELETE FROM \(table) WHERE \"expires_at\" < \(bind: .int64(now))")
+            // The limit-th newest open flow of this address: while it exists, the address is at its limit.
+            let full = try await connection.query("""
+                SELECT "expires_at" FROM \(table) WHERE "client_hash" = \(bind: .string(clientHash)) \
+                ORDER BY "expires_at" DESC LIMIT 1 OFFSET \(bind: .int64(Int64(max(1, limit) - 1)))
+                """, types: [.int64])
+            if let expires = full.rows.first?[0].integerValue {
+                throw ThrottledError(retryAfter: Int(max(1, expires - now + 1)), reason: "Too many sign-ins started from this address")
+            }
             try await connection.execute("""
                 INSERT INTO \(table) ("state_hash", "provider", "service", "redirect_uri", "app_state", "code_challenge", \
-                "nonce", "verifier", "link_subject", "expires_at") VALUES (\(SQL.binds(values)))
+                "nonce", "verifier", "link_subject", "expires_at", "client_hash") VALUES (\(SQL.binds(values)))
                 """)
         }
     }
