@@ -14,7 +14,7 @@ extension DateStorageFormServingTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-dates-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try DateFormFixtures.makeSQLite(at: directory.appendingPathComponent("\(Self.service).sqlite").path)
+        try await PythonSQLite.execute(directory.appendingPathComponent("\(Self.service).sqlite").path, DateFormFixtures.sqliteScript)
         let store = try await SQLiteServiceStore.open(directory: directory, singleFile: nil, counter: .none, logger: TestDatabases.logger)
         do {
             var storage = try #require(try await store.discover().first { $0.name == Self.service })

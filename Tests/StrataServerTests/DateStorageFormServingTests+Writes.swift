@@ -33,7 +33,8 @@ extension DateStorageFormServingTests {
             #expect(posted.status == .created, "\(posted.text)")
             #expect(try await client.get("/\(Self.service)/Days(datetime'2018-01-01T00:00:00')").json["d"]["Note"]?.stringValue == "2018")
             if let file {
-                #expect(try PythonSQLite.query(file, #"SELECT "Day" FROM "Days" WHERE "Note" = '2018'"#).first?.first?.stringValue == "2018-01-01")
+                let day = try await PythonSQLite.query(file, #"SELECT "Day" FROM "Days" WHERE "Note" = '2018'"#).first?.first?.stringValue
+                #expect(day == "2018-01-01")
             }
             // A time a date column cannot hold is refused, on both databases, rather than cut off.
             let timed = try await client.send(.post, "/\(Self.service)/Days", headers: [.contentType: "application/json"],
@@ -53,27 +54,27 @@ extension DateStorageFormServingTests {
                 func json(_ at: ODataDateTime) -> String {
                     table.isOffset ? "\"\(DateFormFixtures.text(at, separator: "T"))Z\"" : "\"/Date(\(at.millisecondsSince1970))/\""
                 }
-                func expectStored(_ id: Int, _ at: ODataDateTime, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                func expectStored(_ id: Int, _ at: ODataDateTime, sourceLocation: SourceLocation = #_sourceLocation) async throws {
                     guard let file else { return }
                     // Mixed columns get Strata's own text; every other column its own form.
                     let spelled = table.form == .mixed ? "'\(DateFormFixtures.text(at, fraction: 3, always: true))'" : table.spell(id, at)
-                    let check = try PythonSQLite.query(file, "SELECT OrderDate = \(spelled), typeof(OrderDate) = typeof(\(spelled)), OrderDate FROM \"\(table.name)\" WHERE id = \(id)")
+                    let check = try await PythonSQLite.query(file, "SELECT OrderDate = \(spelled), typeof(OrderDate) = typeof(\(spelled)), OrderDate FROM \"\(table.name)\" WHERE id = \(id)")
                     #expect(check.first?.prefix(2).map(\.intValue) == [1, 1], "\(table.name)(\(id)) holds \(check), not \(spelled)", sourceLocation: sourceLocation)
                 }
                 let post = try await client.send(.post, "/\(Self.service)/\(table.name)", headers: [.contentType: "application/json"],
                                                  body: #"{"id": 100, "OrderDate": \#(json(first))}"#)
                 #expect(post.status == .created, "\(table.name): \(post.text)")
                 #expect(DateFormFixtures.instant(post.json["d"]["OrderDate"]) == first, "\(table.name) POST answer")
-                try expectStored(100, first)
+                try await expectStored(100, first)
 
                 let put = try await client.send(.put, "/\(Self.service)/\(table.name)(100)", headers: [.contentType: "application/json"],
                                                 body: #"{"OrderDate": \#(json(second))}"#)
                 #expect(put.status == .noContent, "\(table.name): \(put.text)")
                 #expect(DateFormFixtures.instant(try await client.get("/\(Self.service)/\(table.name)(100)").json["d"]["OrderDate"]) == second)
-                try expectStored(100, second)
+                try await expectStored(100, second)
                 let merged = try await client.merge("/\(Self.service)/\(table.name)(100)", #"{"OrderDate": \#(json(first))}"#)
                 #expect(merged.status == .noContent, "\(table.name): \(merged.text)")
-                try expectStored(100, first)
+                try await expectStored(100, first)
                 let reput = try await client.send(.put, "/\(Self.service)/\(table.name)(100)", headers: [.contentType: "application/json"],
                                                   body: #"{"OrderDate": \#(json(second))}"#)
                 #expect(reput.status == .noContent, "\(table.name): \(reput.text)")
@@ -85,7 +86,7 @@ extension DateStorageFormServingTests {
                                     values: ["OrderDate": table.isOffset ? .dateTimeOffset(ODataDateTimeOffset(utc: first)) : .dateTime(first)]),
                 ]), service: Self.service)
                 #expect(changes.result("new")?.status == .applied, "\(table.name): \(changes.result("new")?.message ?? "")")
-                try expectStored(101, first)
+                try await expectStored(101, first)
             }
             // What a form cannot hold is refused, not cut to fit.
             let timed = try await client.send(.post, "/\(Self.service)/DateOnly", headers: [.contentType: "application/json"],

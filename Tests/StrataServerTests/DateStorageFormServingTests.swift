@@ -31,7 +31,7 @@ struct DateStorageFormServingTests {
             guard backend == .sqlite else { return }
             let path = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("\(service).sqlite").path
             do {
-                try DateFormFixtures.makeSQLite(at: path)
+                try PythonSQLite.executeBlocking(path, DateFormFixtures.sqliteScript)
                 file.withLockedValue { $0 = path }
             } catch {
                 Issue.record("the SQLite fixture could not be made: \(error)")
@@ -111,9 +111,9 @@ struct DateStorageFormServingTests {
     }
 
     /// SQLite's own answer: ids of the rows where `condition` holds, `N` the column as a Julian day.
-    static func sqliteIDs(_ file: String, _ table: Table, where condition: String, orderBy: String = "id") throws -> [Int] {
+    static func sqliteIDs(_ file: String, _ table: Table, where condition: String, orderBy: String = "id") async throws -> [Int] {
         let sql = "SELECT id FROM \"\(table.name)\" WHERE \(condition) ORDER BY \(orderBy)".replacingOccurrences(of: "@N", with: table.julian)
-        return try PythonSQLite.query(file, sql).compactMap { $0.first?.intValue }
+        return try await PythonSQLite.query(file, sql).compactMap { $0.first?.intValue }
     }
 
     @Test("$filter, $orderby, date parts, values and $tables answer right for every storage form", arguments: Backend.allCases)
@@ -127,7 +127,8 @@ struct DateStorageFormServingTests {
                     let rows = try await Self.collect(client, "/\(Self.service)/\(table.name)?$filter=\(PercentEncoding.encodeQueryValue(filter))&$orderby=id")
                     #expect(rows.compactMap { $0["id"]?.intValue } == expected, "\(table.name): \(filter)")
                     if let file, let sqlite = filterCase.sqlite {
-                        #expect(try Self.sqliteIDs(file, table, where: sqlite) == expected, "SQLite itself, \(table.name): \(sqlite)")
+                        let ids = try await Self.sqliteIDs(file, table, where: sqlite)
+                        #expect(ids == expected, "SQLite itself, \(table.name): \(sqlite)")
                     }
                 }
                 // The issue's count: every row but the one on 2016-07-04, nulls included.
@@ -142,7 +143,8 @@ struct DateStorageFormServingTests {
                     #expect(rows.compactMap { $0["id"]?.intValue } == expected, "\(table.name) by \(order)")
                 }
                 if let file {
-                    #expect(try Self.sqliteIDs(file, table, where: "1 = 1", orderBy: "@N, id") == ascending, "SQLite itself, \(table.name)")
+                    let ids = try await Self.sqliteIDs(file, table, where: "1 = 1", orderBy: "@N, id")
+                    #expect(ids == ascending, "SQLite itself, \(table.name)")
                 }
                 // Every value reads back as the instant it stores.
                 let all = try await Self.collect(client, "/\(Self.service)/\(table.name)?$orderby=id")

@@ -101,7 +101,7 @@ struct FeedFaultTests {
             defer { reader.close() }
             #expect(await reader.next(1).first?.event == "ready")
             let file = try #require(directory.withLock { $0 }) + "/feed.sqlite"
-            try PythonSQLite.execute(file, #"INSERT INTO "Tag" ("label") VALUES ('from-python')"#)
+            try await PythonSQLite.execute(file, #"INSERT INTO "Tag" ("label") VALUES ('from-python')"#)
             let event = await reader.next(1, timeout: .seconds(10)).first
             #expect(event?.event == "changes")
             #expect(event?.data.contains("from-python") == true)

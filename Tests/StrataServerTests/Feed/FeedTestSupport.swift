@@ -50,7 +50,7 @@ struct TrackedServer: Sendable {
     func foreign(_ statements: String...) async throws {
         switch backend {
         case .sqlite:
-            try PythonSQLite.execute(sqlitePath, statements.joined(separator: ";\n"))
+            try await PythonSQLite.execute(sqlitePath, statements.joined(separator: ";\n"))
         case .postgres:
             try await withForeignPostgres { connection in
                 for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: TestDatabases.logger) }

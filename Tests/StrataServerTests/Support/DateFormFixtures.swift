@@ -76,8 +76,8 @@ enum DateFormFixtures {
         INSERT INTO "Days" VALUES ('2016-07-04', 'independence'), ('2017-01-01', 'new year');
         """
 
-    /// The SQLite file, written by Python.
-    static func makeSQLite(at path: String) throws {
+    /// The SQLite file's statements, for Python (``PythonSQLite``) to run.
+    static var sqliteScript: String {
         var script = keyed + "\n"
         for table in tables {
             script += #"CREATE TABLE "\#(table.name)" ("id" INTEGER PRIMARY KEY, "OrderDate" \#(table.declared));"# + "\n"
@@ -87,7 +87,7 @@ enum DateFormFixtures {
                 script += #"INSERT INTO "\#(table.name)" ("id", "OrderDate") VALUES (\#(row.id), \#(value));"# + "\n"
             }
         }
-        try PythonSQLite.execute(path, script)
+        return script
     }
 
     /// The same rows on PostgreSQL, in timestamp and date columns.
