@@ -81,6 +81,24 @@ func spawnChild(_ executable: String, _ arguments: [String], environment: [Strin
     return pid
 }
 
+/// How waiting for a started child to serve ended.
+enum ChildReadiness {
+    case ready, exited, timedOut
+}
+
+/// Asks `ready` every `interval` until it answers true, the child `pid` exits, or `timeout` passes.
+func awaitReady(child pid: pid_t, within timeout: Duration, every interval: Duration,
+                _ ready: () async -> Bool) async throws -> ChildReadiness {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await ready() { return .ready }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { return .exited }
+        try await Task.sleep(for: interval)
+    }
+    return .timedOut
+}
+
 /// Makes a spawned child start in `directory` (glibc 2.29's `posix_spawn_file_actions_addchdir_np`,
 /// looked up at run time as ``spawnClosesDescriptors(from:_:)`` looks up its function).
 func spawnChangesDirectory(to directory: String, _ actions: inout posix_spawn_file_actions_t) throws {

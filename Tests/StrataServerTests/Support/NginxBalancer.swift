@@ -86,20 +86,19 @@ struct NginxBalancer {
         let pid = try spawnChild(binary, ["-p", directory, "-c", file, "-e", directory + "/error.log"], environment: [:],
                                  searchingPath: false, &actions)
         let balancer = NginxBalancer(pid: pid, port: port, directory: directory)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let fd = try? RawHTTP.connect(port: port) {
-                close(fd)
-                return balancer
-            }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                throw Failure(description: "nginx exited at start: \(balancer.log)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        switch try await awaitReady(child: pid, within: .seconds(20), every: .milliseconds(50), {
+            guard let fd = try? RawHTTP.connect(port: port) else { return false }
+            close(fd)
+            return true
+        }) {
+        case .ready:
+            return balancer
+        case .exited:
+            throw Failure(description: "nginx exited at start: \(balancer.log)")
+        case .timedOut:
+            balancer.stop()
+            throw Failure(description: "nginx did not listen on \(port) within 20 s: \(balancer.log)")
         }
-        balancer.stop()
-        throw Failure(description: "nginx did not listen on \(port) within 20 s: \(balancer.log)")
     }
 
     /// What nginx wrote to its error log and output.

@@ -85,20 +85,19 @@ struct OIDCTestProvider: Sendable {
         let pid = try spawnChild("/bin/sh", [fixture + "/run.sh", virtualenv, directory + "/data", String(port), configPath],
                                  environment: ["OIDC_IDTOKEN_EXPIRE": String(idTokenLifetime)], searchingPath: false, &actions)
         let provider = OIDCTestProvider(pid: pid, port: port, directory: directory)
-        let deadline = ContinuousClock.now + .seconds(60)
         let discovery = URL(string: provider.issuer + "/.well-known/openid-configuration")!
-        while ContinuousClock.now < deadline {
-            if let (_, response) = try? await URLSession.shared.data(from: discovery), (response as? HTTPURLResponse)?.statusCode == 200 {
-                return provider
-            }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                throw Failure(description: "the OpenID Connect provider exited at start: \(provider.log)")
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        switch try await awaitReady(child: pid, within: .seconds(60), every: .milliseconds(100), {
+            guard let (_, response) = try? await URLSession.shared.data(from: discovery) else { return false }
+            return (response as? HTTPURLResponse)?.statusCode == 200
+        }) {
+        case .ready:
+            return provider
+        case .exited:
+            throw Failure(description: "the OpenID Connect provider exited at start: \(provider.log)")
+        case .timedOut:
+            provider.stop()
+            throw Failure(description: "the OpenID Connect provider did not answer within 60 s: \(provider.log)")
         }
-        provider.stop()
-        throw Failure(description: "the OpenID Connect provider did not answer within 60 s: \(provider.log)")
     }
 
     /// The provisioning file (Fixtures/oidc/README.md tells its form).

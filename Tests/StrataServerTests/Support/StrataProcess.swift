@@ -75,23 +75,21 @@ struct StrataProcess {
     /// Waits until `/health` answers 200; kills the process and throws with its log when it exits
     /// or does not answer within 60 s.
     func waitUntilHealthy() async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if try await isHealthy() { return }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                throw Failure(description: "strata exited during start-up: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        switch try await awaitReady(child: pid, within: .seconds(60), every: .milliseconds(100), isHealthy) {
+        case .ready:
+            return
+        case .exited:
+            throw Failure(description: "strata exited during start-up: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        case .timedOut:
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            kill()
+            throw Failure(description: "strata did not answer /health within 60 s: \(text)")
         }
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        kill()
-        throw Failure(description: "strata did not answer /health within 60 s: \(text)")
     }
 
     /// Whether `/health` answers 200, asked without credentials (a server on an empty database has
     /// no account for the administrator's).
-    private func isHealthy() async throws -> Bool {
+    private func isHealthy() async -> Bool {
         let answer = try? await TestClient.withClient(host: "127.0.0.1", port: port) { client in
             try await client.execute(TestClient.Request("/health", method: .get, authority: "localhost", headers: [:], body: nil))
         }
