@@ -46,22 +46,16 @@ struct OIDCTestProvider: Sendable {
 
     static var virtualenv: String { ProcessInfo.processInfo.environment["STRATA_OIDC_VENV"] ?? "/tmp/strata-oidc-venv" }
 
-    /// Makes the virtualenv when it is missing; once per test process.
+    /// Makes the virtualenv when it is missing; once per test process, however many tests start a
+    /// provider at once (the hosted sign-in tests run on both databases in parallel).
     static func install() async throws {
-        try await Installation.shared.run()
+        try await installation.run()
     }
 
-    private actor Installation {
-        static let shared = Installation()
-        private var done = false
-
-        func run() async throws {
-            guard !done else { return }
-            let result = try await ChildProcess.run("/bin/sh", [OIDCTestProvider.fixture + "/install.sh", OIDCTestProvider.virtualenv])
-            guard result.status == 0 else {
-                throw Failure(description: "Fixtures/oidc/install.sh failed (\(result.status)): \(result.errors)\(result.output)")
-            }
-            done = true
+    private static let installation = OnceInFlight {
+        let result = try await ChildProcess.run("/bin/sh", [OIDCTestProvider.fixture + "/install.sh", OIDCTestProvider.virtualenv])
+        guard result.status == 0 else {
+            throw Failure(description: "Fixtures/oidc/install.sh failed (\(result.status)): \(result.errors)\(result.output)")
         }
     }
 

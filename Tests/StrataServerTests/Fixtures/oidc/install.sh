@@ -18,6 +18,13 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 fi
 VENV_DIR=$1
 PYTHON=${PYTHON:-python3}
+
+# One installer at a time per VENV_DIR (two test processes, or .ci/run beside a test run): a second
+# waits for the first and then finds its virtualenv ready, instead of replacing it under a user.
+if [ -z "${STRATA_OIDC_INSTALL_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$VENV_DIR")"
+    STRATA_OIDC_INSTALL_LOCKED=1 exec flock "$VENV_DIR.lock" /bin/sh "$0" "$@"
+fi
 export PYTHONDONTWRITEBYTECODE=1
 
 ready() {
