@@ -92,6 +92,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // HTTP parts as the connection guard observes them behind Hummingbird's decoder.
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                // HTTP/1 itself, before Hummingbird converts it: versions and parse errors.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 // TLS settings of the control connection to PostgreSQL (outside postgres-nio's pool).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),

@@ -2,9 +2,11 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 channel with Strata's ``ConnectionGuard`` in front of it, at the socket,
-/// and a ``RequestPhaseObserver`` behind the HTTP decoder.
+/// ``HTTP1Conformance`` behind NIO's HTTP/1 decoder (where versions and parse errors are still
+/// HTTP/1's), and a ``RequestPhaseObserver`` behind the conversion to HTTP types.
 struct StrataHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -24,7 +26,13 @@ struct StrataHTTPChannel: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return http1.setup(channel: channel, logger: logger)
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            // Still on the channel's event loop, before the first read.
+            let pipeline = channel.pipeline.syncOperations
+            let conversion = try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)
+            try pipeline.addHandler(HTTP1Conformance(logger: logger), position: .before(conversion))
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {

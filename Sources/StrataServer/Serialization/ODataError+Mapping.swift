@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import StrataCore
 
 extension ODataError {
@@ -37,6 +38,12 @@ extension ODataError {
             // A body collected with a limit (`/auth/token`, `/admin`) that is larger.
             let limit = error.maxBytes.map { " (\($0) bytes)" } ?? ""
             return ODataError(status: 413, code: "PayloadTooLarge", message: "The request body is larger than this endpoint accepts\(limit).")
+        case let error as HTTPParserError:
+            // The request's body was malformed or ended early (the client shut its side down before
+            // the bytes it announced): the client's fault, and nothing was applied, since a body is
+            // read whole (or, for a blob, to its end) before anything is written.
+            logger.info("Malformed request body", metadata: ["error": .string(String(describing: error))])
+            return .malformedHTTP(error)
         case is CancellationError:
             return ODataError(status: 503, code: "ServiceUnavailable", message: "The request was cancelled.")
         default:

@@ -108,8 +108,29 @@ final class RawSocket: @unchecked Sendable {
         }
     }
 
+    /// Shuts the sending side down (a half-close): the server reads the end of the stream, and can still answer.
+    func shutdownWrite() {
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     func close() {
         Glibc.close(fd)
+    }
+}
+
+extension RawSocket {
+    /// One request on a connection of its own, answered in full: everything the server sends
+    /// until it closes (or `timeout`), after `raw` and, when `halfClose`, the end of the stream.
+    static func exchange(port: Int, _ raw: String, halfClose: Bool = true, timeout: Duration = .seconds(15)) async throws -> String {
+        try await exchange(port: port, Array(raw.utf8), halfClose: halfClose, timeout: timeout)
+    }
+
+    static func exchange(port: Int, _ raw: [UInt8], halfClose: Bool = true, timeout: Duration = .seconds(15)) async throws -> String {
+        let socket = try RawSocket(port: port)
+        defer { socket.close() }
+        socket.send(raw)
+        if halfClose { socket.shutdownWrite() }
+        return await socket.readUntilClosed(timeout: timeout).text
     }
 }
 
