@@ -115,6 +115,17 @@ extension ServeOptions {
             }
         })
 
+    static let metricsAccess: ServeOption<String> = ServeOption(
+        flag: "metrics-access", valueName: "WHO", variable: "STRATA_METRICS_ACCESS", defaultValue: .literal(defaults.metricsAccess.rawValue),
+        summary: "who may read `/metrics`: `admin` (accounts holding the `admin` or `metrics` role for every service; a scraper signs in with HTTP Basic as a `metrics` account) or `anonymous`",
+        given: { $0.metricsAccess }, parse: { $0 },
+        apply: { value, setup in
+            guard let access = StrataConfiguration.MetricsAccess(rawValue: value.lowercased()) else {
+                throw ValidationError("--metrics-access must be admin or anonymous, not \(value)")
+            }
+            setup.configuration.metricsAccess = access
+        })
+
     static let shutdownGrace: ServeOption<String> = ServeOption(
         flag: "shutdown-grace", valueName: "T", variable: "STRATA_SHUTDOWN_GRACE", defaultValue: .literal(DurationText.option(defaults.shutdownGrace)),
         summary: "at SIGTERM, time for requests in flight before their statements stop",

@@ -11,7 +11,7 @@ extension ServeOptions {
         demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
         maxBlobSize, logLevel, tokenLifetime, passwordHashCost, tokenAlgorithm, keySecretFile, keySecret, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
         maxExpandDepth, maxExpandWidth, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, headerTimeout,
-        idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, shutdownGrace, changeRetention,
+        idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, metricsAccess, shutdownGrace, changeRetention,
     ]
 
     /// The defaults shown are the configuration's own.

@@ -37,6 +37,7 @@ struct ServeOptions: ParsableArguments {
     @Option(name: Self.minBodyRate.name, help: Self.minBodyRate.help) var minBodyRate: Int?
     @Option(name: Self.maxConnections.name, help: Self.maxConnections.help) var maxConnections: Int?
     @Option(name: Self.trustedProxy.name, help: Self.trustedProxy.help) var trustedProxy: [String] = []
+    @Option(name: Self.metricsAccess.name, help: Self.metricsAccess.help) var metricsAccess: String?
     @Option(name: Self.shutdownGrace.name, help: Self.shutdownGrace.help) var shutdownGrace: String?
     @Option(name: Self.changeRetention.name, help: Self.changeRetention.help) var changeRetention: String?
 

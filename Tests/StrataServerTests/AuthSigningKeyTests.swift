@@ -187,6 +187,35 @@ struct AuthSigningKeyTests {
         }
     }
 
+    @Test("A token signed with the server's key is refused when it is not valid yet, issued in the future, or not an access token", arguments: Backend.allCases)
+    func tokenTimesAndType(_ backend: Backend) async throws {
+        let clock = TestClock()
+        try await withAuthServer(backend, clock: clock) { client, configuration in
+            let token = try await client.signIn(TestAccounts.reader).access
+            let key = try #require(try await SigningKeyTests.opened(configuration, at: clock.now).first)
+            let hour: Int64 = 3600
+            let fine = try await SigningKeyTests.forge(like: token, key: key, now: clock.now)
+            #expect(try await client.get("/auth/me", headers: bearer(fine)).status == .ok)
+            // Within the clock skew between servers, a token from a server a little ahead is accepted.
+            let skewed = try await SigningKeyTests.forge(like: token, key: key, now: clock.now) { $0.iat += 30; $0.nbf = $0.iat }
+            #expect(try await client.get("/auth/me", headers: bearer(skewed)).status == .ok)
+            let refusals: [(name: String, token: String, says: String)] = [
+                ("future nbf", try await SigningKeyTests.forge(like: token, key: key, now: clock.now) { $0.nbf = $0.iat + hour }, "nbf"),
+                ("future iat", try await SigningKeyTests.forge(like: token, key: key, now: clock.now) { $0.iat += hour; $0.exp += hour }, "iat"),
+                ("refresh typ in the header", try await SigningKeyTests.forge(like: token, key: key, now: clock.now, typ: "refresh+jwt"), "typ"),
+                ("ID token typ in the header", try await SigningKeyTests.forge(like: token, key: key, now: clock.now, typ: "id_token+jwt"), "typ"),
+                ("Refresh typ in the payload", try await SigningKeyTests.forge(like: token, key: key, now: clock.now) { $0.typ = "Refresh" }, "typ"),
+            ]
+            for refusal in refusals {
+                let answer = try await client.get("/auth/me", headers: bearer(refusal.token))
+                #expect(answer.status == .unauthorized, "\(refusal.name): \(answer.text)")
+                #expect(answer.odataError?.message.contains(refusal.says) == true, "\(refusal.name): \(answer.text)")
+            }
+            let typed = try await SigningKeyTests.forge(like: token, key: key, now: clock.now, typ: "at+jwt") { $0.typ = "Bearer" }
+            #expect(try await client.get("/auth/me", headers: bearer(typed)).status == .ok, "RFC 9068's typ is an access token's")
+        }
+    }
+
     @Test("ES256: the public key is published at /.well-known/jwks.json and verifies Strata's tokens", arguments: Backend.allCases)
     func jwks(_ backend: Backend) async throws {
         try await withAuthServer(backend, configure: { $0.auth.tokenAlgorithm = .es256 }) { client, configuration in

@@ -74,6 +74,31 @@ struct OperationsTests {
         }
     }
 
+    @Test("/metrics is for accounts holding admin or metrics by default; --metrics-access anonymous opens it to everyone")
+    func metricsAccess() async throws {
+        try await withAuthServer(.sqlite, setup: { admin in
+            try await admin.addUser("scraper", password: TestAccounts.password("scraper"), roles: [RoleAssignment(role: "metrics")])
+            try await admin.addUser("hockeymetrics", password: TestAccounts.password("hockeymetrics"), roles: [RoleAssignment(role: "metrics", service: "hockey")])
+        }) { client in
+            let anonymous = try await client.get("/metrics")
+            #expect(anonymous.status == .unauthorized, "\(anonymous.text.prefix(200))")
+            #expect(anonymous.odataError?.message.contains("--metrics-access anonymous") == true)
+            for refused in [TestAccounts.reader, TestAccounts.editor, "hockeymetrics"] {
+                let answer = try await client.get("/metrics", headers: basic(refused))
+                #expect(answer.status == .forbidden, "\(refused): \(answer.status)")
+            }
+            for allowed in [TestAccounts.admin, "scraper"] {
+                let answer = try await client.get("/metrics", headers: basic(allowed))
+                #expect(answer.status == .ok && answer.text.contains("strata_http_requests_total"), "\(allowed): \(answer.status)")
+            }
+            // The scraper's account reads no data.
+            #expect(try await client.get("/hockey/Teams", headers: try basic("scraper")).status == .forbidden)
+        }
+        try await withAuthServer(.sqlite, configure: { $0.metricsAccess = .anonymous }) { client in
+            #expect(try await client.get("/metrics").status == .ok)
+        }
+    }
+
     @Test("Request logs carry a request id; credentials never reach the log", arguments: [Backend.sqlite])
     func logs(_ backend: Backend) async throws {
         let records = LogCapture()

@@ -17,6 +17,10 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     var sid: String?
     /// The claims a provider's rules made, for the app to read (hosted sign-in only; `sub` aside).
     var claims: [String: String]?
+    /// Not before: Strata never sets it; a token that does must not be used before it.
+    var nbf: Int64?
+    /// A token type in the payload, as some issuers write it (`"Refresh"`, `"ID"`); Strata never sets it.
+    var typ: String?
 
     /// Time and audience are checked by ``LocalTokens/verify(_:now:)`` with the server's clock.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -43,13 +47,36 @@ struct LocalTokens: Sendable {
         return try await ring.sign(claims)
     }
 
-    /// Checks signature, algorithm, key, issuer, audience and expiry; any failure is a 401.
+    /// Clock difference tolerated between the servers that share the signing keys, for `iat` and `nbf`.
+    static let clockSkew: Int64 = 60
+
+    /// Checks signature, algorithm, key, issuer, audience and the token's times, and that it is an
+    /// access token; any failure is a 401.
+    ///
+    /// Only holders of the signing keys can make a token, so the checks after the signature are
+    /// against a key holder's mistakes (or a stolen key's uses): a token not valid yet (`nbf`),
+    /// issued in the future (`iat`), or of another type (a JOSE `typ` other than `JWT` or
+    /// `at+jwt`, RFC 9068; a payload `typ` such as Keycloak's `Refresh`) is not an access token.
     func verify(_ token: String, now: Date) async throws -> AccessTokenClaims {
         let claims = try await ring.verify(token, now: now)
         guard claims.iss == issuer, claims.aud == audience else {
             throw AuthErrors.invalidToken("The token was not issued for this server.")
         }
-        guard AuthStore.seconds(now) < claims.exp else { throw AuthErrors.invalidToken("The token has expired.") }
+        let seconds = AuthStore.seconds(now)
+        guard seconds < claims.exp else { throw AuthErrors.invalidToken("The token has expired.") }
+        if let notBefore = claims.nbf, seconds + Self.clockSkew < notBefore {
+            throw AuthErrors.invalidToken("The token is not valid yet (nbf).")
+        }
+        guard claims.iat <= seconds + Self.clockSkew else {
+            throw AuthErrors.invalidToken("The token was issued in the future (iat); check the clocks of the servers that share the signing keys.")
+        }
+        let headerType = try UnverifiedToken(token).header["typ"].map { $0.stringValue?.lowercased() ?? "" }
+        guard headerType.map(Self.accessTokenTypes.contains) ?? true, claims.typ.map({ $0.lowercased() == "bearer" }) ?? true else {
+            throw AuthErrors.invalidToken("The token is not an access token (typ); send the access_token of a token response.")
+        }
         return claims
     }
+
+    /// The JOSE header `typ` values of access tokens: Strata's own `JWT`, and RFC 9068's.
+    static let accessTokenTypes: Set<String> = ["jwt", "at+jwt", "application/at+jwt"]
 }

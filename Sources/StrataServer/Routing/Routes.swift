@@ -39,6 +39,7 @@ enum Routes {
         }
         router.get("/metrics") { _, context in
             context.setRoute("metrics")
+            try requireMetricsAccess(runtime, context.principal)
             return ODataResponse.body(runtime.metrics.exposition(),
                                       headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], headRequest: false)
         }
@@ -58,6 +59,18 @@ enum Routes {
         let direct = router.middlewares.constructResponder(
             finalResponder: CallbackResponder { request, context in try await odata.handle(request, context: context) })
         return (router, direct)
+    }
+
+    /// 401 or 403 unless the caller may read `/metrics` (``StrataConfiguration/metricsAccess``); a
+    /// server without accounts has nobody to ask for.
+    private static func requireMetricsAccess(_ runtime: StrataRuntime, _ principal: Principal?) throws(ODataError) {
+        guard runtime.configuration.metricsAccess == .admin, runtime.auth != nil else { return }
+        guard let principal else {
+            throw AuthErrors.unauthenticated("Sign in as an account holding the admin or metrics role to read /metrics (or start the server with --metrics-access anonymous).")
+        }
+        guard principal.roles.contains(BuiltInRole.admin.rawValue) || principal.roles.contains(StrataConfiguration.MetricsAccess.role) else {
+            throw AuthErrors.forbidden("\(principal.subject) holds neither the admin nor the metrics role for every service, which /metrics needs.")
+        }
     }
 
     /// The methods OData requests may use; others get the router's answer.

@@ -4,6 +4,19 @@ import StrataCore
 
 /// Everything `strata serve` can be told; the CLI fills it from options and `STRATA_*` variables.
 public struct StrataConfiguration: Sendable {
+    /// Who may read `/metrics` (``StrataConfiguration/metricsAccess``).
+    public enum MetricsAccess: String, Sendable, CaseIterable {
+        /// Accounts holding the `admin` or the `metrics` role for every service. A scraper such as
+        /// Prometheus signs in with HTTP Basic as an account holding only `metrics`, which reads
+        /// no data.
+        case admin
+        /// Anyone who reaches the server.
+        case anonymous
+
+        /// The role, besides `admin`, that may read `/metrics`.
+        public static let role = "metrics"
+    }
+
     public var host: String
     public var port: Int
     /// Directory for SQLite service files and the system database (`./strata-data`).
@@ -70,6 +83,11 @@ public struct StrataConfiguration: Sendable {
     /// attempt, up to 30 s. Meanwhile the caches fall back to ``AuthSettings/cacheMaxAge``.
     public var changeListenerRetry: Duration = .milliseconds(500)
     public var logLevel: Logger.Level
+    /// Who may read `/metrics`: by default accounts holding the `admin` or `metrics` role for every
+    /// service (the request counts by route and status, latencies and statement counts it shows are
+    /// the operator's, not every caller's); ``MetricsAccess/anonymous`` where only a private network
+    /// reaches the server.
+    public var metricsAccess: MetricsAccess = .admin
     /// Accounts, tokens and throttling.
     public var auth = AuthSettings()
 

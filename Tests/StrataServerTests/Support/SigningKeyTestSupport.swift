@@ -52,12 +52,15 @@ enum SigningKeyTests {
         return try JSONDecoder().decode(AccessTokenClaims.self, from: payload)
     }
 
-    /// A token for the sign-in of `like`, issued at `now`, signed by `key` (with its kid unless `withKid` is false).
-    static func forge(like token: String, key: SigningKeyMaterial, now: Date, withKid: Bool = true) async throws -> String {
+    /// A token for the sign-in of `like`, issued at `now`, signed by `key` (with its kid unless
+    /// `withKid` is false), with the JOSE header `typ` given and the claims changed by `edit`.
+    static func forge(like token: String, key: SigningKeyMaterial, now: Date, withKid: Bool = true, typ: String = "JWT",
+                      edit: (inout AccessTokenClaims) -> Void = { _ in }) async throws -> String {
         var claims = try claims(token)
         claims.iat = AuthStore.seconds(now)
         claims.exp = claims.iat + 600
+        edit(&claims)
         let keys = try await key.keyCollection()
-        return try await keys.sign(claims, kid: withKid ? JWKIdentifier(string: key.kid) : nil, header: ["typ": "JWT"])
+        return try await keys.sign(claims, kid: withKid ? JWKIdentifier(string: key.kid) : nil, header: ["typ": .string(typ)])
     }
 }

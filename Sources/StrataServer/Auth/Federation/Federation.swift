@@ -31,7 +31,7 @@ struct Federation: Sendable {
     }
 
     /// Checks an external token completely: a trusted issuer, an accepted algorithm, a signature by
-    /// one of the issuer's keys, the issuer's audience, and a current `exp`/`nbf`. Any failure is a 401.
+    /// one of the issuer's keys, the issuer's audience, and a current `exp`/`nbf`/`iat`. Any failure is a 401.
     func verify(_ token: String, issuer: TrustedIssuer, now: Date) async throws -> Verified {
         let checked = try await Self.check(token, issuer: issuer.issuer, audience: issuer.audience, now: now) { _ in
             do {
@@ -46,7 +46,7 @@ struct Federation: Sendable {
     /// The checks every external token passes, for token exchange and for a provider's `id_token`
     /// alike: an accepted algorithm, a signature by one of `keys` (asked for only once the
     /// algorithm is known; it gets the token's `kid`), `iss` equal to `issuer`, `audience` among
-    /// `aud` (and the authorized party, where several audiences are named), a current `exp`/`nbf`
+    /// `aud` (and the authorized party, where several audiences are named), a current `exp`/`nbf`/`iat`
     /// with ``leeway``, and a subject. Any failure is a 401 that says which check failed.
     static func check(_ token: String, issuer: String, audience: String, now: Date,
                       keys: (_ kid: String?) async throws -> JWTKeyCollection) async throws -> (claims: JSONObject, subject: String) {
@@ -83,6 +83,9 @@ struct Federation: Sendable {
         guard seconds < expires + leeway else { throw AuthErrors.invalidToken("The token has expired.") }
         if let notBefore = numericDate(claims["nbf"]), seconds + leeway < notBefore {
             throw AuthErrors.invalidToken("The token is not valid yet (nbf).")
+        }
+        if let issuedAt = numericDate(claims["iat"]), seconds + leeway < issuedAt {
+            throw AuthErrors.invalidToken("The token was issued in the future (iat).")
         }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw AuthErrors.invalidToken("The token names no subject (sub).")
