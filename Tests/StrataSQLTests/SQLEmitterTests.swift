@@ -125,19 +125,27 @@ func sqliteCaseSensitive(_ sql: String) -> String {
             + "REPLACE(model, 'a', 'b') AS f, ABS(carID) AS g, COALESCE(model, make) AS h, NULLIF(model, '') AS i FROM Car"
         let sqlite = try emitted(sql, .sqlite)
         #expect(sqlite.sql == #"SELECT LOWER("t1"."make") AS "c1", LENGTH("t1"."model") AS "c2", TRIM("t1"."model") AS "c3", LTRIM("t1"."model", ?) AS "c4", "#
-            + #"SUBSTR("t1"."model", MAX(?, 1), MAX(? + "t1"."carID" - MAX(?, 1), 0)) AS "c5", REPLACE("t1"."model", ?, ?) AS "c6", ABS("t1"."carID") AS "c7", "#
+            + #"SUBSTR("t1"."model", MAX(?, 1), MAX(? + "t1"."carID" - MAX(?, 1), 0)) AS "c5", (CASE WHEN ? IS NULL THEN NULL ELSE REPLACE("t1"."model", ?, ?) END) AS "c6", "#
+            + #"ABS("t1"."carID") AS "c7", "#
             + #"COALESCE("t1"."model", "t1"."make") AS "c8", NULLIF("t1"."model", ?) AS "c9" FROM "Car" AS "t1""#)
         let postgres = try emitted(sql, .postgres)
         #expect(postgres.sql == #"SELECT LOWER("t1"."make") AS "c1", LENGTH("t1"."model") AS "c2", BTRIM("t1"."model") AS "c3", LTRIM("t1"."model", $1) AS "c4", "#
-            + #"SUBSTR("t1"."model", $2, GREATEST("t1"."carID", 0)) AS "c5", REPLACE("t1"."model", $3, $4) AS "c6", ABS("t1"."carID") AS "c7", "#
+            + #"SUBSTR("t1"."model", $2, (CASE WHEN "t1"."carID" < 0 THEN 0 ELSE "t1"."carID" END)) AS "c5", REPLACE("t1"."model", $3, $4) AS "c6", ABS("t1"."carID") AS "c7", "#
             + #"COALESCE("t1"."model", "t1"."make") AS "c8", NULLIF("t1"."model", $5) AS "c9" FROM "Car" AS "t1""#)
         #expect(postgres.binds == [.string("x"), .int32(2), .string("a"), .string("b"), .string("")])
     }
 
     @Test func substrNarrowsBigintPositionsOnPostgres() throws {
-        let result = try emitted("SELECT SUBSTR(make, :start) AS s FROM Car", .postgres, ["start": .int64(2)])
-        // Clamped first: a position past 2^31 is past the end of any string, as on SQLite, not an error.
-        #expect(result.sql == #"SELECT SUBSTR("t1"."make", CAST(LEAST(GREATEST($1, -2147483648), 2147483647) AS INTEGER)) AS "c1" FROM "Car" AS "t1""#)
+        // A constant is clamped and bound as INTEGER: a position past 2^31 is past the end of any
+        // string, as on SQLite, not an error.
+        let constant = try emitted("SELECT SUBSTR(make, :start) AS s FROM Car", .postgres, ["start": .int64(3_000_000_000)])
+        #expect(constant.sql == #"SELECT SUBSTR("t1"."make", $1) AS "c1" FROM "Car" AS "t1""#)
+        #expect(constant.binds == [.int32(.max)])
+        // Arithmetic is bigint on PostgreSQL even where it is typed Edm.Int32: clamped and cast, NULL kept.
+        let computed = try emitted("SELECT SUBSTR(make, carID + 1) AS s FROM Car", .postgres)
+        #expect(computed.sql == #"SELECT SUBSTR("t1"."make", CAST((CASE WHEN (CAST("t1"."carID" AS bigint) + CAST($1 AS bigint)) < -2147483648 THEN -2147483648 "#
+            + #"WHEN (CAST("t1"."carID" AS bigint) + CAST($1 AS bigint)) > 2147483647 THEN 2147483647 ELSE (CAST("t1"."carID" AS bigint) + CAST($1 AS bigint)) END) AS INTEGER)) "#
+            + #"AS "c1" FROM "Car" AS "t1""#)
     }
 
     @Test func roundPerDialect() throws {
@@ -146,8 +154,9 @@ func sqliteCaseSensitive(_ sql: String) -> String {
         #expect(sqlite.sql == #"SELECT ROUND(CAST("t1"."carID" AS REAL) / NULLIF(?, 0), ?) AS "c1", ROUND(CAST("t1"."carID" AS REAL), ?) AS "c2" FROM "Car" AS "t1""#)
         let postgres = try emitted(sql, .postgres, ["n": .int32(-1)])
         #expect(postgres.sql == #"SELECT ROUND("t1"."carID" / NULLIF($1, 0), $2) AS "c1", "#
-            + #"CAST(ROUND(CAST(CAST("t1"."carID" AS DOUBLE PRECISION) AS NUMERIC), GREATEST($3, 0)) AS DOUBLE PRECISION) AS "c2" FROM "Car" AS "t1""#)
-        #expect(postgres.binds == [.decimal(Decimal(string: "3.0")!), .int32(2), .int32(-1)])
+            + #"CAST(ROUND(CAST(CAST("t1"."carID" AS DOUBLE PRECISION) AS NUMERIC), $3) AS DOUBLE PRECISION) AS "c2" FROM "Car" AS "t1""#)
+        // A negative digit count counts as 0, as on SQLite.
+        #expect(postgres.binds == [.decimal(Decimal(string: "3.0")!), .int32(2), .int32(0)])
     }
 
     @Test func aggregatesCastToTheirDeclaredTypesOnPostgres() throws {

@@ -26,7 +26,10 @@ extension SQLEmitter {
     func call(_ function: SQLFunction, _ arguments: [SQLTypedExpression], distinct: Bool, resultType: EDMPrimitiveType?) -> SQLTerm {
         switch function {
         case .count, .sum, .avg, .min, .max:
-            let operands = Self.isStringExtreme(function, arguments) ? ordinal(arguments[0], root: true) : list(arguments)
+            var operands = Self.isStringExtreme(function, arguments) ? ordinal(arguments[0], root: true) : list(arguments)
+            // PostgreSQL cannot choose among SUM's, AVG's, MIN's and MAX's signatures for an argument
+            // of unknown type (only NULL has none); the result is NULL whichever it takes.
+            if dialect == .postgres, function != .count, arguments[0].type == nil { operands = .template(["CAST(NULL AS bigint)"]) }
             let call = aggregate(function, operands, distinct: distinct)
             guard dialect == .postgres else { return call }
             // PostgreSQL sums integers as NUMERIC and averages as NUMERIC; cast back to the declared type.
@@ -51,7 +54,8 @@ extension SQLEmitter {
         case .length: return .call("LENGTH", [list(arguments)])
         case .ltrim: return .call("LTRIM", [list(arguments)])
         case .rtrim: return .call("RTRIM", [list(arguments)])
-        case .replace: return .call("REPLACE", [list(arguments)])
+        case .replace: return functions.replace(expression(arguments[0], root: true), expression(arguments[1], root: true),
+                                                expression(arguments[2], root: true))
         case .abs: return .call("ABS", [list(arguments)])
         case .coalesce: return .call("COALESCE", [list(arguments)])
         case .nullif: return .call("NULLIF", [list(arguments)])
@@ -83,10 +87,9 @@ extension SQLEmitter {
         switch dialect {
         case .postgres:
             // SUBSTR takes INTEGER positions and does not narrow BIGINT implicitly.
-            let start = functions.int4(expression(arguments[1], root: true), type: arguments[1].type)
+            let start = int4(arguments[1], nonNegative: false)
             guard arguments.count == 3 else { return .call("SUBSTR", [text, start]) }
-            let length = functions.int4(expression(arguments[2], root: true), type: arguments[2].type)
-            return .call("SUBSTR", [text, start, .call("GREATEST", [length, .template(["0"])])])
+            return .call("SUBSTR", [text, start, int4(arguments[2], nonNegative: true)])
         case .sqlite:
             // The start is written three times: SQLite numbers `?` by position, so each is bound where it appears.
             let start = expression(arguments[1], root: true)
@@ -101,9 +104,34 @@ extension SQLEmitter {
     /// A digit count for `ROUND`: a negative count counts as 0, as SQLite does (PostgreSQL would
     /// round to tens).
     private func roundingDigits(_ digits: SQLTypedExpression) -> SQLTerm {
+        if dialect == .postgres { return int4(digits, nonNegative: true) }
         let nonNegative = digits.constantValue?.integerValue.map { $0 >= 0 } ?? false
-        let count = functions.int4(expression(digits, root: true), type: digits.type)
-        if nonNegative { return count }
-        return dialect == .postgres ? .call("GREATEST", [count, .template(["0"])]) : .call("MAX", [count, .template(["0"])])
+        let count = expression(digits, root: true)
+        return nonNegative ? count : functions.clamped(count, lower: "0", upper: nil)
+    }
+
+    /// An argument of a PostgreSQL function that takes `INTEGER` (`SUBSTR`'s positions, `ROUND`'s
+    /// digits), clamped to that type's range — beyond it lie only positions past any string's end
+    /// and digit counts past any number's, so that PostgreSQL answers where SQLite, whose integers
+    /// are 64-bit, does — and to 0 and above when `nonNegative`. A NULL stays NULL.
+    ///
+    /// Constants are clamped here and bound as `Edm.Int32`. Everything else that is not a column or
+    /// value of a 32-bit type is cast: integer arithmetic and negation are `bigint` on PostgreSQL
+    /// whatever their EDM type (``FunctionTable/checkedArithmetic(_:_:_:)``), and PostgreSQL does
+    /// not narrow `bigint` to `integer` by itself.
+    private func int4(_ argument: SQLTypedExpression, nonNegative: Bool) -> SQLTerm {
+        let lower: Int64 = nonNegative ? 0 : Int64(Int32.min)
+        if let constant = argument.constantValue {
+            guard let value = constant.integerValue else { return .template(["CAST(NULL AS INTEGER)"]) }
+            return .value(.int32(Int32(min(max(value, lower), Int64(Int32.max)))))
+        }
+        let term = expression(argument, root: true)
+        switch (argument.node, argument.type) {
+        case (.column, .int32?), (.column, .int16?), (.column, .byte?), (.column, .sbyte?):
+            return nonNegative ? functions.clamped(term, lower: "0", upper: nil) : term
+        default:
+            let clamped = functions.clamped(term, lower: nonNegative ? "0" : "-2147483648", upper: "2147483647")
+            return .template(["CAST(", .expression(clamped), " AS INTEGER)"])
+        }
     }
 }

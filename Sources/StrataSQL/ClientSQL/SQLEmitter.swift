@@ -111,6 +111,11 @@ struct SQLEmitter {
         }
     }
 
+    private static func isAggregate(_ e: SQLTypedExpression) -> Bool {
+        guard case .function(let function, _, _) = e.node else { return false }
+        return function.isAggregate
+    }
+
     private static func isOperation(_ e: SQLTypedExpression) -> Bool {
         switch e.node {
         case .column, .value, .caseWhen, .cast, .function, .countAll: return false
@@ -122,7 +127,8 @@ struct SQLEmitter {
         // An expression of no known type is NULL by construction (any non-null operand would give it
         // a type): written as the keyword, since PostgreSQL cannot choose a signature for, say,
         // ABS(NULL) or NULL + NULL, and the value is the same.
-        if e.type == nil, !Self.isLeaf(e) { return .null }
+        // An aggregate is the exception: `SUM(NULL)` is one row where `NULL` is one per row.
+        if e.type == nil, !Self.isLeaf(e), !Self.isAggregate(e) { return .null }
         switch e.node {
         case .column(let source, let name):
             if let (column, form) = dateColumn(e) { return form.canonicalText(column) }

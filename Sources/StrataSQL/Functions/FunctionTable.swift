@@ -3,7 +3,7 @@ import StrataCore
 /// The one table of function spellings that differ between the databases, used by both the OData
 /// `$filter` translator (``FunctionTranslator``) and the client SQL emitter, so that a function
 /// means the same whichever way a query reaches the server: date parts of the UTC instant as whole
-/// numbers, rounding half away from zero, typed NULLs, and PostgreSQL's `INTEGER` arguments.
+/// numbers, rounding half away from zero, typed NULLs, and clamps that keep NULL.
 package struct FunctionTable: Sendable {
     package let dialect: SQLDialect
 
@@ -117,12 +117,33 @@ package struct FunctionTable: Sendable {
         return throughNumeric ? .template(["CAST(", .expression(rounded), " AS DOUBLE PRECISION)"]) : rounded
     }
 
-    /// An integer argument for a PostgreSQL function that takes `INTEGER` (`SUBSTR`, `ROUND`): a
-    /// 64-bit value is clamped to its range, where such values are past any string's end and any
-    /// digit count, so that the cast cannot fail where SQLite, whose integers are 64-bit, answers.
-    package func int4(_ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
-        guard dialect == .postgres, type == .int64 else { return value }
-        return .template(["CAST(LEAST(GREATEST(", .expression(value), ", -2147483648), 2147483647) AS INTEGER)"])
+    /// `value` clamped to `lower ... upper` (either may be nil), NULL when `value` is NULL, on both
+    /// databases: SQLite's two-argument `MIN` and `MAX` are NULL when an argument is; PostgreSQL's
+    /// `LEAST` and `GREATEST` skip NULLs (`GREATEST(NULL, 0)` is 0), so it gets a `CASE`. The value
+    /// is written more than once: each occurrence binds its own parameters, in the order written.
+    package func clamped(_ value: SQLTerm, lower: SQLTemplatePiece?, upper: SQLTemplatePiece?) -> SQLTerm {
+        switch dialect {
+        case .sqlite:
+            var result = value
+            if let lower { result = .template(["MAX(", .expression(result), ", ", lower, ")"]) }
+            if let upper { result = .template(["MIN(", .expression(result), ", ", upper, ")"]) }
+            return result
+        case .postgres:
+            var pieces: [SQLTemplatePiece] = ["(CASE"]
+            if let lower { pieces += [" WHEN ", .expression(value), " < ", lower, " THEN ", lower] }
+            if let upper { pieces += [" WHEN ", .expression(value), " > ", upper, " THEN ", upper] }
+            pieces += [" ELSE ", .expression(value), " END)"]
+            return .template(pieces)
+        }
+    }
+
+    /// `REPLACE(text, pattern, replacement)`, NULL when any argument is, on both databases: SQLite
+    /// returns the text unchanged for an empty pattern even when the replacement is NULL.
+    package func replace(_ text: SQLTerm, _ pattern: SQLTerm, _ replacement: SQLTerm) -> SQLTerm {
+        let call: SQLTerm = .call("REPLACE", [text, pattern, replacement])
+        guard dialect == .sqlite else { return call }
+        // Placeholders are numbered in the order written, so the replacement is bound twice.
+        return .template(["(CASE WHEN ", .expression(replacement), " IS NULL THEN NULL ELSE ", .expression(call), " END)"])
     }
 
     /// `CAST(NULL AS …)` in the column type an EDM type is stored as (PostgreSQL needs the type to

@@ -32,18 +32,20 @@ package struct FunctionTranslator {
             return sqlite ? .template(["(instr(", .expression(a[0]), ", ", .expression(a[1]), ") - 1)"])
                           : .template(["(strpos(", .expression(a[0]), ", ", .expression(a[1]), ") - 1)"])
         case .replace:
-            return .template(["replace(", .expression(a[0]), ", ", .expression(a[1]), ", ", .expression(a[2]), ")"])
+            return table.replace(a[0], a[1], a[2])
         case .substring:
             // 0-based start; a negative start counts as 0 and a negative length as 0 on both databases.
             // Beyond 2^31 both are past the end of any string: clamped there, as PostgreSQL's
             // substr takes INTEGER positions (and a bigint literal would not even match its signature).
-            let start: SQLTerm = sqlite ? .template(["(MIN(MAX(", .expression(a[1]), ", 0), 2147483646) + 1)"])
-                                        : .template(["CAST(LEAST(GREATEST(", .expression(a[1]), ", 0), 2147483646) + 1 AS integer)"])
+            // The clamps keep a NULL position NULL (``FunctionTable/clamped(_:lower:upper:)``).
+            let clampedStart = table.clamped(a[1], lower: "0", upper: "2147483646")
+            let start: SQLTerm = sqlite ? .template(["(", .expression(clampedStart), " + 1)"])
+                                        : .template(["CAST(", .expression(clampedStart), " + 1 AS integer)"])
             if a.count == 2 {
                 return .template(["substr(", .expression(a[0]), ", ", .expression(start), ")"])
             }
-            let length: SQLTerm = sqlite ? .template(["MIN(MAX(", .expression(a[2]), ", 0), 2147483647)"])
-                                         : .template(["CAST(LEAST(GREATEST(", .expression(a[2]), ", 0), 2147483647) AS integer)"])
+            let clampedLength = table.clamped(a[2], lower: "0", upper: "2147483647")
+            let length: SQLTerm = sqlite ? clampedLength : .template(["CAST(", .expression(clampedLength), " AS integer)"])
             return .template(["substr(", .expression(a[0]), ", ", .expression(start), ", ", .expression(length), ")"])
         case .tolower:
             return .template(["lower(", .expression(a[0]), ")"])
@@ -92,17 +94,40 @@ package struct FunctionTranslator {
         default: break
         }
         // Integral targets: truncate (SQLite's CAST does; PostgreSQL's rounds, so trunc first), then range-check.
-        let truncated: SQLTerm = sqlite || (source?.isIntegral ?? false) ? value : .template(["trunc(", .expression(value), ")"])
-        let range: SQLTemplatePiece
+        let integral = source?.isIntegral ?? false
+        let truncated: SQLTerm = sqlite || integral ? value : .template(["trunc(", .expression(value), ")"])
         let sqlType: SQLTemplatePiece
         switch target {
-        case .byte: range = " BETWEEN 0 AND 255"; sqlType = sqlite ? "INTEGER" : "smallint"
-        case .sbyte: range = " BETWEEN -128 AND 127"; sqlType = sqlite ? "INTEGER" : "smallint"
-        case .int16: range = " BETWEEN -32768 AND 32767"; sqlType = sqlite ? "INTEGER" : "smallint"
-        case .int32: range = " BETWEEN -2147483648 AND 2147483647"; sqlType = sqlite ? "INTEGER" : "integer"
-        default: range = " BETWEEN -9223372036854775808 AND 9223372036854775807"; sqlType = sqlite ? "INTEGER" : "bigint"
+        case .byte, .sbyte, .int16: sqlType = sqlite ? "INTEGER" : "smallint"
+        case .int32: sqlType = sqlite ? "INTEGER" : "integer"
+        default: sqlType = sqlite ? "INTEGER" : "bigint"
         }
-        return .template(["(CASE WHEN ", .expression(truncated), range, " THEN CAST(", .expression(truncated), " AS ", sqlType, ") END)"])
+        let check: [SQLTemplatePiece]
+        if sqlite, !integral {
+            // SQLite checks the value before its CAST truncates it (the CAST saturates and cannot
+            // tell), so the bounds are one past the range and exclusive: -0.5 is the Byte 0.
+            let (above, below): (SQLTemplatePiece, SQLTemplatePiece)
+            switch target {
+            case .byte: (above, below) = (" > -1 AND ", " < 256")
+            case .sbyte: (above, below) = (" > -129 AND ", " < 128")
+            case .int16: (above, below) = (" > -32769 AND ", " < 32768")
+            case .int32: (above, below) = (" > -2147483649 AND ", " < 2147483648")
+            // -2^63 is in range; 2^63 as a REAL is exact.
+            default: (above, below) = (" >= -9223372036854775808 AND ", " < 9223372036854775808.0")
+            }
+            check = [.expression(truncated), above, .expression(truncated), below]
+        } else {
+            let range: SQLTemplatePiece
+            switch target {
+            case .byte: range = " BETWEEN 0 AND 255"
+            case .sbyte: range = " BETWEEN -128 AND 127"
+            case .int16: range = " BETWEEN -32768 AND 32767"
+            case .int32: range = " BETWEEN -2147483648 AND 2147483647"
+            default: range = " BETWEEN -9223372036854775808 AND 9223372036854775807"
+            }
+            check = [.expression(truncated), range]
+        }
+        return .template(["(CASE WHEN "] + check + [" THEN CAST(", .expression(truncated), " AS ", sqlType, ") END)"])
     }
 
     /// `CAST(NULL AS …)` in the column type an EDM type is stored as.
