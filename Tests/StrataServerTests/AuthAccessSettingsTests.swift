@@ -218,3 +218,10 @@ struct AuthAccessSettingsTests {
         }
     }
 }
+
+extension AuthStore {
+    /// Whether any of `roles` has any grant in `service`, from the cached settings.
+    func hasGrants(service: String, roles: Set<String>) async throws -> Bool {
+        try await !grants(service: service, roles: roles).isEmpty
+    }
+}

@@ -28,14 +28,19 @@ struct DataTableGrantTests {
             let allCount = Int(try await client.get("/hockey/Equipment/$count", headers: root).text) ?? -1
             #expect(bauerCount > 0 && bauerCount < allCount)
 
-            // $tables: the filtered rows only; a table without a grant is 403, alone or among others.
+            // $tables: the filtered rows only; a table without a grant is unknown, alone or among
+            // others, and no answer names it.
             let fetched = try await client.get("/hockey/$tables/Equipment", headers: rep)
             #expect(fetched.status == .ok)
             let equipment = try #require(try CompactTable.decode(Array(fetched.body.readableBytesView)).first)
             #expect(equipment.rows.count == bauerCount)
             #expect(Set(equipment.column("brand")) == [.string("Bauer")])
-            #expect(try await client.get("/hockey/$tables/Teams", headers: rep).status == .forbidden)
-            #expect(try await client.get("/hockey/$tables?names=Players,Teams", headers: rep).status == .forbidden)
+            let alone = try await client.get("/hockey/$tables/Teams", headers: rep)
+            #expect(alone.status == .notFound)
+            let among = try await client.get("/hockey/$tables?names=Players,Teams", headers: rep)
+            #expect(among.status == .notFound)
+            #expect(among.odataError?.message.contains("Equipment, Players") == true, "\(among.text)")
+            #expect(!among.text.replacingOccurrences(of: "named 'Teams'", with: "").contains("Teams"), "\(among.text)")
             #expect(try await client.get("/hockey/$tables/Equipment", headers: basic("Bauer", "wrong")).status == .unauthorized)
 
             // $sql: the row filter narrows the table wherever the query reads it, joins and aggregates included.
@@ -46,7 +51,8 @@ struct DataTableGrantTests {
             #expect(groups.rows == [[.string("Bauer"), .int64(Int64(bauerCount))]])
             let teams = try await client.send(.post, "/hockey/$sql", headers: rep.merging([.contentType: "application/json"]),
                                               body: #"{"sql":"SELECT p.playerID FROM Players p JOIN Teams t ON t.teamID = p.teamID"}"#)
-            #expect(teams.status == .forbidden)
+            #expect(teams.status == .badRequest)
+            #expect(teams.odataError?.message.contains("unknown table Teams") == true, "\(teams.text)")
 
             // $changes: a Bauer row changes; a CCM row (Equipment 3) and a CCM insert are refused;
             // delete is not granted. Independent mode, so each is judged on its own.

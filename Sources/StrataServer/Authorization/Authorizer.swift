@@ -24,11 +24,6 @@ struct Authorizer: Sendable {
         try await policy.authorize(action, table: table, in: service, principal: principal)
     }
 
-    /// 401 or 403 when the caller may see nothing of the service (its service document and `$metadata`).
-    func authorizeService() async throws {
-        try await policy.authorizeService(service, principal: principal)
-    }
-
     /// Read access for a GET of `path` with `query`, whatever it addresses: a property or its
     /// `$value` touches only the path's tables, `$links` the linked entities' too.
     func access(toRead path: ResolvedPath, _ query: BoundQuery) async throws -> ReadAccess {

@@ -53,18 +53,22 @@ struct GrantPolicy: AccessPolicy {
         return RowAccess(filter: combined)
     }
 
-    /// Anyone may see a service they may read anonymously; otherwise a caller needs a built-in role
-    /// there or some grant in it.
-    func authorizeService(_ service: ODataService, principal: Principal?) async throws {
-        if try await store.anonymousAccess(service.name) == .read { return }
+    /// Anyone may see every set of a service they may read anonymously, and so may a holder of a
+    /// built-in role there or of a grant on every table; a caller with grants on some tables sees
+    /// those. A caller with none of these may use nothing: 401 when anonymous, 403 when signed in.
+    func scope(of service: ODataService, principal: Principal?) async throws -> ServiceScope {
+        if try await store.anonymousAccess(service.name) == .read { return .everything }
         guard let principal else {
             throw AuthErrors.unauthenticated("Sign in to use the service \(service.name).")
         }
         let roles = principal.roles(in: service.name)
-        if roles.contains(where: { BuiltInRole(rawValue: $0) != nil }) { return }
-        guard try await store.hasGrants(service: service.name, roles: roles) else {
+        if roles.contains(where: { BuiltInRole(rawValue: $0) != nil }) { return .everything }
+        let grants = try await store.grants(service: service.name, roles: roles)
+        guard !grants.isEmpty else {
             throw AuthErrors.forbidden("\(principal.subject) has no rights in the service \(service.name).")
         }
+        if grants.contains(where: { $0.table == nil }) { return .everything }
+        return .sets(Set(grants.compactMap(\.table)))
     }
 
     static func verb(_ action: TableAction) -> String {

@@ -15,9 +15,13 @@ struct ODataEndpoint: Sendable {
 
     func handle(_ request: Request, context: StrataRequestContext) async throws -> Response {
         let url = try ODataRequestURL(rawPath: request.uri.path, rawQuery: request.uri.query)
-        guard let service = try runtime.service(named: url.serviceName, for: context.principal) else {
+        // The caller's scope in the service comes first: a service it may not use answers 401 or
+        // 403 before its path, query or body is looked at (each could name its tables otherwise).
+        guard let service = try await runtime.service(named: url.serviceName, for: context.principal) else {
             context.setRoute("odata.unknown")
-            throw ODataError.notFound("There is no service named '\(url.serviceName)'. Services: \(runtime.allServices.map(\.name).joined(separator: ", ")).")
+            let usable = try await runtime.services(usableBy: context.principal).map(\.name)
+            throw ODataError.notFound("There is no service named '\(url.serviceName)'."
+                                      + (usable.isEmpty ? "" : " Services: \(usable.joined(separator: ", "))."))
         }
         let method = try Self.effectiveMethod(request.method, headers: request.headers)
         let call = ODataCall(
@@ -52,13 +56,11 @@ struct ODataEndpoint: Sendable {
         if url.path.segments.isEmpty {
             context?.setRoute("odata.servicedocument")
             try requireRead(call)
-            try await authorizer.authorizeService()
             return try serviceDocument(call)
         }
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
             context?.setRoute("odata.metadata")
             try requireRead(call)
-            try await authorizer.authorizeService()
             return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model, allowClientKeys: call.service.settings.allowClientKeys).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)

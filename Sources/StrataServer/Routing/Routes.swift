@@ -45,7 +45,7 @@ enum Routes {
         }
         router.get("/") { _, context in
             context.setRoute("root")
-            return ODataResponse.json(serviceList(runtime), version: nil)
+            return ODataResponse.json(serviceList(try await runtime.services(usableBy: context.principal)), version: nil)
         }
 
         BlobRoutes.register(on: router, blobs: runtime.blobs)
@@ -76,13 +76,13 @@ enum Routes {
     /// The methods OData requests may use; others get the router's answer.
     static let odataMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, HTTPRequest.Method("MERGE")!]
 
-    /// `GET /`: the services this server offers, with their service document URLs.
-    private static func serviceList(_ runtime: StrataRuntime) -> [UInt8] {
+    /// `GET /`: the services this server offers the caller, with their service document URLs.
+    private static func serviceList(_ services: [ODataService]) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("services")
         writer.beginArray()
-        for service in runtime.allServices {
+        for service in services {
             writer.beginObject()
             writer.key("name")
             writer.string(service.name)

@@ -216,13 +216,30 @@ final class StrataRuntime: Sendable {
     }
 
     /// A service as `principal` is served it: without the columns its model file restricts to
-    /// roles the caller does not hold.
-    func service(named name: String, for principal: Principal?) throws -> ODataService? {
-        try services.withLock { $0[name] }?.serving(principal)
+    /// roles the caller does not hold, and without the tables it holds no right on. Throws 401 or
+    /// 403 when the caller may use nothing there; nil when there is no such service.
+    func service(named name: String, for principal: Principal?) async throws -> ODataService? {
+        guard let served = services.withLock({ $0[name] }) else { return nil }
+        let scope = try await accessPolicy.scope(of: served.full, principal: principal)
+        return try served.serving(principal, scope: scope)
     }
 
     var allServices: [ODataService] {
         services.withLock { Array($0.values) }.map(\.full).sorted { $0.name < $1.name }
+    }
+
+    /// The services `principal` may use (the others' names are not told to it), by name.
+    func services(usableBy principal: Principal?) async throws -> [ODataService] {
+        var usable: [ODataService] = []
+        for service in allServices {
+            do {
+                _ = try await accessPolicy.scope(of: service, principal: principal)
+                usable.append(service)
+            } catch let error as ODataError where error.status == 401 || error.status == 403 {
+                continue
+            }
+        }
+        return usable
     }
 
     func close() async {

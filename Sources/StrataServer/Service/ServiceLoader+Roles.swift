@@ -9,15 +9,20 @@ extension ServiceLoader.Loaded {
         }
     }
 
-    /// The catalog a caller holding `roles` is served: without the columns restricted to roles it
-    /// does not hold; nil when it may read every column (the full model serves it). Every name is
-    /// pinned to the one the full model gives, so that an entity set, property or navigation
-    /// property is called the same for every caller (a derived name could otherwise change when a
-    /// column it collided with is left out).
-    func catalog(for roles: Set<String>) -> [CatalogTable]? {
+    /// The catalog a caller holding `roles` and knowing of the entity sets `sets` (nil: all) is
+    /// served: without the columns restricted to roles it does not hold, without the tables of
+    /// other sets, and without the foreign keys (so the navigation properties) that lead to them;
+    /// nil when it may see everything (the full model serves it). Every name is pinned to the one
+    /// the full model gives, so that an entity set, property or navigation property is called the
+    /// same for every caller (a derived name could otherwise change when a column or table it
+    /// collided with is left out).
+    func catalog(for roles: Set<String>, sets: Set<String>? = nil) -> [CatalogTable]? {
         let unreadable = { (column: CatalogColumn) in column.readableBy.map { $0.isDisjoint(with: roles) } ?? false }
-        guard catalog.contains(where: { $0.columns.contains(where: unreadable) }) else { return nil }
-        return catalog.map { table in
+        let setName = { (table: CatalogTable) in entitySet(of: table)?.name ?? table.exposedName ?? table.name }
+        let kept = catalog.filter { table in sets.map { $0.contains(setName(table)) } ?? true }
+        guard kept.count < catalog.count || catalog.contains(where: { $0.columns.contains(where: unreadable) }) else { return nil }
+        let keptNames = Set(kept.map(\.name))
+        return kept.map { table in
             var pinned = table
             pinned.exposedName = entitySet(of: table)?.name ?? table.exposedName
             for index in pinned.columns.indices {
@@ -28,6 +33,7 @@ extension ServiceLoader.Loaded {
                 pinned.foreignKeys[index].navigationName = names.forward
                 pinned.foreignKeys[index].reverseNavigationName = names.reverse
             }
+            pinned.foreignKeys.removeAll { !keptNames.contains($0.referencedTable) }
             pinned.columns.removeAll(where: unreadable)
             pinned.uniqueKeys.removeAll { key in key.contains { name in table.column(named: name).map(unreadable) ?? false } }
             return pinned

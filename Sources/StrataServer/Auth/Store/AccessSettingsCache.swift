@@ -34,10 +34,10 @@ struct AccessSettings: Sendable {
         }
     }
 
-    /// Whether any of `roles` has any grant in `service`.
-    func hasGrants(service: String, roles: Set<String>) -> Bool {
-        guard !roles.isEmpty, let grants = grantsByService[service] else { return false }
-        return grants.contains { roles.contains($0.role) }
+    /// Every grant of any of `roles` in `service`.
+    func grants(service: String, roles: Set<String>) -> [TableGrant] {
+        guard !roles.isEmpty, let grants = grantsByService[service] else { return [] }
+        return grants.filter { roles.contains($0.role) }
     }
 }
 

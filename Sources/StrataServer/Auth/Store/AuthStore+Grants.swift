@@ -10,10 +10,10 @@ extension AuthStore {
         return try await accessSettings.settings().grants(service: service, table: table, action: action, roles: roles)
     }
 
-    /// Whether any of `roles` has any grant in `service`.
-    func hasGrants(service: String, roles: Set<String>) async throws -> Bool {
-        guard !roles.isEmpty else { return false }
-        return try await accessSettings.settings().hasGrants(service: service, roles: roles)
+    /// Every grant of any of `roles` in `service`.
+    func grants(service: String, roles: Set<String>) async throws -> [TableGrant] {
+        guard !roles.isEmpty else { return [] }
+        return try await accessSettings.settings().grants(service: service, roles: roles)
     }
 
     /// Every grant, or those of one service.
