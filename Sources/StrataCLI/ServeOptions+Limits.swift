@@ -115,6 +115,26 @@ extension ServeOptions {
             }
         })
 
+    static let maxExpandedEntities: ServeOption<Int> = ServeOption(
+        flag: "max-expanded-entities", valueName: "N", variable: "STRATA_MAX_EXPANDED_ENTITIES",
+        defaultValue: .literal("\(defaults.maxExpandedEntities)"),
+        summary: "entities `$expand` places inline in one response, every level counted; a page ends early with `__next` before passing it, and an entity that alone passes it gets 400",
+        given: { $0.maxExpandedEntities }, parse: ServeOptionValues.integer(variable: "STRATA_MAX_EXPANDED_ENTITIES"),
+        apply: { value, setup in
+            try ServeOptionValues.atLeast(1, value, "--max-expanded-entities")
+            setup.configuration.maxExpandedEntities = value
+        })
+
+    static let maxBufferedResponse: ServeOption<Int> = ServeOption(
+        flag: "max-buffered-response", valueName: "N", variable: "STRATA_MAX_BUFFERED_RESPONSE",
+        defaultValue: .literal("\(defaults.maxBufferedResponse)"),
+        summary: "bytes of an answer the server builds whole before sending it: a `$sql` result (past it, 400) and a `$batch`'s query answers together (past it, a 400 per further query)",
+        given: { $0.maxBufferedResponse }, parse: ServeOptionValues.integer(variable: "STRATA_MAX_BUFFERED_RESPONSE"),
+        apply: { value, setup in
+            try ServeOptionValues.atLeast(1024, value, "--max-buffered-response", unit: " bytes")
+            setup.configuration.maxBufferedResponse = value
+        })
+
     static let metricsAccess: ServeOption<String> = ServeOption(
         flag: "metrics-access", valueName: "WHO", variable: "STRATA_METRICS_ACCESS", defaultValue: .literal(defaults.metricsAccess.rawValue),
         summary: "who may read `/metrics`: `admin` (accounts holding the `admin` or `metrics` role for every service; a scraper signs in with HTTP Basic as a `metrics` account) or `anonymous`",

@@ -10,7 +10,7 @@ extension ServeOptions {
     static let table: [any ServeOptionRow] = [
         demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
         maxBlobSize, logLevel, tokenLifetime, passwordHashCost, tokenAlgorithm, keySecretFile, keySecret, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
-        maxExpandDepth, maxExpandWidth, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, headerTimeout,
+        maxExpandDepth, maxExpandWidth, maxExpandedEntities, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, maxBufferedResponse, headerTimeout,
         idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, metricsAccess, shutdownGrace, changeRetention,
     ]
 

@@ -28,9 +28,11 @@ struct ServeOptions: ParsableArguments {
     @Option(name: Self.maxFilterNodes.name, help: Self.maxFilterNodes.help) var maxFilterNodes: Int?
     @Option(name: Self.maxExpandDepth.name, help: Self.maxExpandDepth.help) var maxExpandDepth: Int?
     @Option(name: Self.maxExpandWidth.name, help: Self.maxExpandWidth.help) var maxExpandWidth: Int?
+    @Option(name: Self.maxExpandedEntities.name, help: Self.maxExpandedEntities.help) var maxExpandedEntities: Int?
     @Option(name: Self.statementTimeout.name, help: Self.statementTimeout.help) var statementTimeout: String?
     @Option(name: Self.maxQueriesPerCaller.name, help: Self.maxQueriesPerCaller.help) var maxQueriesPerCaller: Int?
     @Option(name: Self.sqlCrossJoinLimit.name, help: Self.sqlCrossJoinLimit.help) var sqlCrossJoinLimit: Int?
+    @Option(name: Self.maxBufferedResponse.name, help: Self.maxBufferedResponse.help) var maxBufferedResponse: Int?
     @Option(name: Self.headerTimeout.name, help: Self.headerTimeout.help) var headerTimeout: String?
     @Option(name: Self.idleTimeout.name, help: Self.idleTimeout.help) var idleTimeout: String?
     @Option(name: Self.sendTimeout.name, help: Self.sendTimeout.help) var sendTimeout: String?

@@ -77,8 +77,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The client shut down its side: it sends no more and, as nginx also assumes, waits for nothing.
-        if let event = event as? ChannelEvent, case .inputClosed = event { hangUp.fire() }
+        // The client shut down its side: it sends no more and, as nginx also assumes, waits for
+        // nothing — unless it did so in the middle of a request body, which is then cut short:
+        // the route reading the body gets that error and answers 400 (stopping its statements
+        // instead would answer 503, as if trying again could help).
+        if let event = event as? ChannelEvent, case .inputClosed = event, body == nil { hangUp.fire() }
         context.fireUserInboundEventTriggered(event)
     }
 

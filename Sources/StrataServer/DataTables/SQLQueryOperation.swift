@@ -34,8 +34,13 @@ struct SQLQueryOperation: Sendable {
         let limit = call.settings.sqlRowLimit
         let statement = try Self.statement(checked, service: call.service, sources: sources, rowLimit: limit)
         let types: [EDMPrimitiveType?] = checked.columns.map(\.type)
-        let result = try await call.service.database.scan { connection in
-            try await connection.query(statement, types: types)
+        // The rows are held whole before they are written: their bytes are bounded as they are read.
+        var limits = StatementLimits.current
+        limits.maxResultBytes = call.settings.maxBufferedResponse
+        let result = try await StatementLimits.$current.withValue(limits) {
+            try await call.service.database.scan { connection in
+                try await connection.query(statement, types: types)
+            }
         }
         guard result.rows.count <= limit else {
             throw ODataError.badRequest("The query returns more than \(limit) rows; add LIMIT and OFFSET to read it in parts, or read whole tables through $tables, which streams.")

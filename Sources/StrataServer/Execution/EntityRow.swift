@@ -5,6 +5,10 @@ import StrataCore
 struct EntityRow: Sendable {
     var values: [ODataValue]
     var expanded: [String: ExpandedEntities] = [:]
+    /// How many entities its `$expand`ed tree places inline, at every level: what the response
+    /// writes, which grows faster than the rows read when related entities are shared (a Car under
+    /// each of its PersonCar rows). Saturates instead of overflowing.
+    var inlineCount = 0
 }
 
 /// Related entities placed inline by `$expand`.

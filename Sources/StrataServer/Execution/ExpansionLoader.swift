@@ -3,13 +3,28 @@ import StrataSQL
 
 /// Loads `$expand`ed entities for a chunk of parent rows: one statement per expanded navigation
 /// property and level, whatever the number of parents — never one per parent row.
+///
+/// What one load may read is bounded: at most `maxRows` related rows in all (each statement asks
+/// for no more than the rest), past which it throws ``TooManyRows`` having held no more than that.
+/// Each parent comes back with the number of entities its tree places inline
+/// (``EntityRow/inlineCount``), for the caller to bound what one response writes.
 struct ExpansionLoader: Sendable {
     let storage: ServiceStorage
+    /// The most related rows one load reads (``StrataConfiguration/maxExpandedEntities``).
+    var maxRows = Int.max
 
     /// Values per statement; well under PostgreSQL's 65,535 parameters.
     static let batchSize = 10_000
 
+    /// The parents' expansions hold more related rows than ``maxRows``.
+    struct TooManyRows: Error {}
+
     func load(_ rows: [EntityRow], _ plans: [ExpansionPlan]) async throws -> [EntityRow] {
+        var budget = maxRows
+        return try await load(rows, plans, budget: &budget)
+    }
+
+    private func load(_ rows: [EntityRow], _ plans: [ExpansionPlan], budget: inout Int) async throws -> [EntityRow] {
         guard !plans.isEmpty, !rows.isEmpty else { return rows }
         var rows = rows
         for plan in plans {
@@ -29,32 +44,45 @@ struct ExpansionLoader: Sendable {
             for row in rows {
                 if let key = joinKey(row), seen.insert(key).inserted { wanted.append(key) }
             }
-            var related = try await fetch(plan, keys: wanted)
-            related = try await load(related, plan.children)
+            var related = try await fetch(plan, keys: wanted, budget: &budget)
+            related = try await load(related, plan.children, budget: &budget)
             var byKey: [[ODataValue]: [EntityRow]] = [:]
             for child in related {
                 byKey[plan.childPositions.map { child.values[$0] }, default: []].append(child)
             }
             for index in rows.indices {
-                let children = joinKey(rows[index]).flatMap { byKey[$0] } ?? []
+                var children = joinKey(rows[index]).flatMap { byKey[$0] } ?? []
+                if plan.navigation.multiplicity != .many { children = Array(children.prefix(1)) }
                 rows[index].expanded[plan.navigation.name] = plan.navigation.multiplicity == .many
                     ? .collection(children) : .single(children.first)
+                for child in children { rows[index].inlineCount = Self.add(rows[index].inlineCount, Self.add(1, child.inlineCount)) }
             }
         }
         return rows
     }
 
-    private func fetch(_ plan: ExpansionPlan, keys: [[ODataValue]]) async throws -> [EntityRow] {
+    /// Sums of inline counts, which a hostile `$expand` can make grow exponentially: capped.
+    static func add(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : sum
+    }
+
+    private func fetch(_ plan: ExpansionPlan, keys: [[ODataValue]], budget: inout Int) async throws -> [EntityRow] {
         guard !keys.isEmpty else { return [] }
         var rows: [EntityRow] = []
         var start = 0
         while start < keys.count {
             let batch = keys[start..<min(start + Self.batchSize, keys.count)]
             start += batch.count
-            let statement = SQLRenderer.render(query(plan, keys: batch), dialect: storage.database.dialect)
+            var select = query(plan, keys: batch)
+            // One row past the budget tells that it is exceeded without reading the rest.
+            if budget < Int.max { select.limit = budget + 1 }
+            let statement = SQLRenderer.render(select, dialect: storage.database.dialect)
             let result = try await storage.database.scan { connection in
                 try await connection.query(statement, types: plan.columns.map(\.type))
             }
+            guard result.rows.count <= budget else { throw TooManyRows() }
+            budget -= result.rows.count
             rows += result.rows.map { EntityRow(values: $0) }
         }
         return rows

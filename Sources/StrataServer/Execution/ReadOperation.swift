@@ -55,9 +55,11 @@ struct ReadOperation: Sendable {
             limits.continuation = try KeysetContinuation.values(fromToken: token, keys: plan.sortKeys)
         }
         let inlineCount = query.inlineCount == .allPages ? try await Self.count(plan.query, service) : nil
-        let loader = ExpansionLoader(storage: service.storage)
+        let budget = call.settings.maxExpandedEntities
+        let loader = ExpansionLoader(storage: service.storage, maxRows: budget)
         let expansions = plan.expansions
         var rows = CollectionRows(reader: reader, limits: limits, inlineCount: inlineCount,
+                                  expansionBudget: expansions.isEmpty ? nil : budget,
                                   prepare: { rows in try await loader.load(rows, expansions) })
         if try await rows.start() == 0 { try await requireParent() }
         return rows
@@ -84,10 +86,23 @@ struct ReadOperation: Sendable {
         let etag = shape.entityTag(row)
         // Before the expansions are read: a current copy needs none of them.
         if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return .notModified(etag) }
-        let entity = expansions.isEmpty
-            ? EntityRow(values: row)
-            : try await ExpansionLoader(storage: service.storage).load([EntityRow(values: row)], expansions)[0]
+        let entity = expansions.isEmpty ? EntityRow(values: row) : try await expanded(row, expansions)
         return .entity(entity, shape: shape, tag: etag)
+    }
+
+    /// One entity with its `$expand`ed entities, within the server's limit on entities inline.
+    private func expanded(_ row: [ODataValue], _ expansions: [ExpansionPlan]) async throws -> EntityRow {
+        let budget = call.settings.maxExpandedEntities
+        let tooMany = ODataError(status: 400, code: "ExpansionTooLarge", message:
+            "$expand would place more than \(budget) related entities in one response (the server's limit). Expand fewer navigation "
+            + "properties or levels, or read the related entities as collections of their own (\(Self.describe(path.steps[...]))/…), which are paged.")
+        do {
+            let entity = try await ExpansionLoader(storage: service.storage, maxRows: budget).load([EntityRow(values: row)], expansions)[0]
+            guard entity.inlineCount <= budget else { throw tooMany }
+            return entity
+        } catch is ExpansionLoader.TooManyRows {
+            throw tooMany
+        }
     }
 
     /// `Set(key)` read whole (no `$select`, `$expand` or `$filter`) by a caller without a row filter on

@@ -20,15 +20,21 @@ struct ODataRequestURL: Sendable {
     /// bytes never occur inside a multi-byte character.
     init(rawPath: String, rawQuery: String?) throws(ODataError) {
         let serviceSegment = Self.firstSegment(of: rawPath)
-        guard let service = PercentEncoding.decode(rawPath[serviceSegment]) else {
-            throw .badRequest("The service name in the URL has an invalid percent escape.")
-        }
-        serviceName = service
+        serviceName = try Self.serviceName(rawPath: rawPath)
         let serviceEnd = serviceSegment.upperBound
         let rest = serviceEnd < rawPath.endIndex ? rawPath[rawPath.utf8.index(after: serviceEnd)...] : ""
         self.path = try ResourcePath.parse(rest)
         self.rawQuery = rawQuery ?? ""
         queryItems = try Self.parseQuery(rawQuery ?? "")
+    }
+
+    /// The service a raw path names (its first segment, percent-decoded), read before the rest of
+    /// the URL: the caller's rights in the service are decided before anything else is looked at.
+    static func serviceName(rawPath: String) throws(ODataError) -> String {
+        guard let service = PercentEncoding.decode(rawPath[firstSegment(of: rawPath)]) else {
+            throw .badRequest("The service name in the URL has an invalid percent escape.")
+        }
+        return service
     }
 
     /// Where the first segment of a raw path (the service name, still percent-encoded) lies, after

@@ -11,4 +11,9 @@ struct RequestSettings: Sendable {
     var sqlRowLimit: Int
     /// The most row combinations a `$sql` cross join may build.
     var sqlCrossJoinLimit: Int
+    /// The most entities `$expand` places inline in one response.
+    var maxExpandedEntities: Int
+    /// The most bytes of a response the server builds whole before sending it (a `$sql` result,
+    /// a `$batch`'s answers).
+    var maxBufferedResponse: Int
 }

@@ -19,13 +19,20 @@ struct BatchEndpoint: Sendable {
     func respond() async throws -> Response {
         let request = try BatchRequest.parse(body: body, contentType: call.headers[.contentType])
         var writer = BatchResponseWriter()
+        // The answers are held until the whole batch is done: together they may not pass the
+        // server's bound on a response built whole; queries past it are answered with a 400 each.
+        var remaining = call.settings.maxBufferedResponse
         for item in request.items {
             switch item {
             case .operation(let operation):
-                writer.append(await query(operation))
+                let part = await query(operation, limit: remaining)
+                remaining -= part.body.count
+                writer.append(part)
             case .changeSet(let operations):
                 switch await changeSet(operations) {
-                case .success(let parts): writer.append(changeSet: parts)
+                case .success(let parts):
+                    remaining -= parts.reduce(0) { $0 + $1.body.count }
+                    writer.append(changeSet: parts)
                 case .failure(let failure): writer.append(failure.part)
                 }
             }
@@ -36,16 +43,23 @@ struct BatchEndpoint: Sendable {
                                   headRequest: false)
     }
 
-    /// A query outside any change set, answered by the read path exactly as if sent alone.
-    private func query(_ operation: BatchOperationRequest) async -> BatchPartResponse {
+    /// A query outside any change set, answered by the read path exactly as if sent alone, with at
+    /// most `limit` bytes of body.
+    private func query(_ operation: BatchOperationRequest, limit: Int) async -> BatchPartResponse {
+        let tooLarge = ODataError(status: 400, code: "ResponseTooLarge", message:
+            "The answers of this $batch passed \(call.settings.maxBufferedResponse) bytes (the server's limit on a response it builds "
+            + "whole), so this query was not answered. Send it in a $batch of its own or alone, or ask for less with $top or $select.")
+        guard limit > 0 else { return BatchPartResponse(error: tooLarge, contentID: operation.contentID) }
         do {
             let sub = try subCall(operation, references: references(contentIDs: [:]))
             guard sub.method == .get || sub.method == .head else {
                 throw ODataError.badRequest("\(sub.method.rawValue) \(operation.target.prefix(100)) changes data, so it must be inside a change set.")
             }
             let response = try await endpoint.respond(to: sub, body: [], context: nil)
-            return BatchPartResponse(status: response.status, headers: response.headers, body: try await Self.collect(response.body),
-                                     contentID: operation.contentID)
+            return BatchPartResponse(status: response.status, headers: response.headers,
+                                     body: try await Self.collect(response.body, limit: limit), contentID: operation.contentID)
+        } catch is CollectedTooMuch {
+            return BatchPartResponse(error: tooLarge, contentID: operation.contentID)
         } catch {
             return BatchPartResponse(error: ODataError.from(error, logger: logger), contentID: operation.contentID)
         }
@@ -128,13 +142,17 @@ struct BatchEndpoint: Sendable {
             serviceRoot: call.serviceRoot, principal: call.principal)
     }
 
-    /// The bytes of a response body, streamed ones included.
-    static func collect(_ body: ResponseBody) async throws -> [UInt8] {
+    /// The bytes of a response body, streamed ones included; throws ``CollectedTooMuch`` past
+    /// `limit` bytes, having held no more than a piece beyond them.
+    static func collect(_ body: ResponseBody, limit: Int = .max) async throws -> [UInt8] {
         let sink = ByteSink()
-        try await body.write(CollectingWriter(sink: sink))
+        try await body.write(CollectingWriter(sink: sink, limit: limit))
         return sink.bytes
     }
 }
+
+/// A response body collected for a `$batch` part passed its limit.
+struct CollectedTooMuch: Error {}
 
 struct BatchPartResponseFailure: Error {
     var part: BatchPartResponse
@@ -147,8 +165,10 @@ private final class ByteSink {
 
 private struct CollectingWriter: ResponseBodyWriter {
     let sink: ByteSink
+    let limit: Int
 
     mutating func write(_ buffer: ByteBuffer) async throws {
+        guard sink.bytes.count + buffer.readableBytes <= limit else { throw CollectedTooMuch() }
         sink.bytes.append(contentsOf: buffer.readableBytesView)
     }
 

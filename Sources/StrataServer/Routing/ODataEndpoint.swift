@@ -14,15 +14,16 @@ struct ODataEndpoint: Sendable {
     let runtime: StrataRuntime
 
     func handle(_ request: Request, context: StrataRequestContext) async throws -> Response {
-        let url = try ODataRequestURL(rawPath: request.uri.path, rawQuery: request.uri.query)
         // The caller's scope in the service comes first: a service it may not use answers 401 or
         // 403 before its path, query or body is looked at (each could name its tables otherwise).
-        guard let service = try await runtime.service(named: url.serviceName, for: context.principal) else {
+        let serviceName = try ODataRequestURL.serviceName(rawPath: request.uri.path)
+        guard let service = try await runtime.service(named: serviceName, for: context.principal) else {
             context.setRoute("odata.unknown")
             let usable = try await runtime.services(usableBy: context.principal).map(\.name)
-            throw ODataError.notFound("There is no service named '\(url.serviceName)'."
+            throw ODataError.notFound("There is no service named '\(serviceName)'."
                                       + (usable.isEmpty ? "" : " Services: \(usable.joined(separator: ", "))."))
         }
+        let url = try ODataRequestURL(rawPath: request.uri.path, rawQuery: request.uri.query)
         let method = try Self.effectiveMethod(request.method, headers: request.headers)
         let call = ODataCall(
             settings: runtime.requestSettings, logger: runtime.logger, service: service, url: url, method: method, headers: request.headers,

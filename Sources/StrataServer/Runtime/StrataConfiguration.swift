@@ -51,6 +51,17 @@ public struct StrataConfiguration: Sendable {
     /// The most row combinations a `$sql` query may build from tables it does not join on equal
     /// columns (a cross join); more is refused with a 400 before the query runs.
     public var sqlCrossJoinLimit = 1_000_000
+    /// The most entities `$expand` places inline in one response, at every level together (a Car
+    /// written under each of its PersonCar rows counts each time). A collection's page ends early
+    /// with `__next` where the next entity would pass it; an entity that alone passes it is a 400
+    /// that says how to ask for less. Bounds what one request can make the server read and write
+    /// (a deep `$expand` over shared entities once answered 456 MB).
+    public var maxExpandedEntities = 20_000
+    /// The most bytes of a response the server builds whole before sending it: the rows a `$sql`
+    /// query reads (past it, a 400 asking for fewer rows or columns) and the answers of a `$batch`'s
+    /// queries together (past it, each further query is answered with a 400 of its own). Streamed
+    /// collections and `$tables` are not built whole and need no such bound.
+    public var maxBufferedResponse = 16 * 1024 * 1024
     /// The largest blob accepted, in bytes (1 GiB by default); larger uploads get 413. Blobs are
     /// streamed to disk, so this limits disk use per blob, not memory.
     public var maxBlobSize: Int64 = 1 << 30

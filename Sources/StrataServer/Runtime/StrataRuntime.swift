@@ -70,7 +70,8 @@ final class StrataRuntime: Sendable {
         self.configuration = configuration
         self.requestSettings = RequestSettings(
             pageSize: configuration.pageSize, queryLimits: configuration.queryLimits,
-            sqlRowLimit: configuration.sqlRowLimit, sqlCrossJoinLimit: configuration.sqlCrossJoinLimit)
+            sqlRowLimit: configuration.sqlRowLimit, sqlCrossJoinLimit: configuration.sqlCrossJoinLimit,
+            maxExpandedEntities: configuration.maxExpandedEntities, maxBufferedResponse: configuration.maxBufferedResponse)
         self.store = store
         self.system = SystemDatabase(database: store.system, schema: store.systemSchema)
         self.metrics = metrics

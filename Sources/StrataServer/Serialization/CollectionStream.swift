@@ -19,6 +19,13 @@ struct CollectionStream: ChunkedBody {
     private var writer = JSONWriter(capacity: 64 * 1024)
     private var started = false
     private var finished = false
+    /// Entities of the current chunk not written yet: a chunk is written in pieces of about
+    /// ``flushSize`` bytes, so that the bytes held do not grow with a chunk's `$expand`ed entities.
+    private var pending: [EntityRow] = []
+    private var pendingIndex = 0
+
+    /// Bytes of JSON written before they are handed to the connection.
+    static let flushSize = 256 * 1024
 
     init(rows: CollectionRows, version: ODataVersion,
          writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void,
@@ -58,13 +65,22 @@ struct CollectionStream: ChunkedBody {
         return writer.takeBytes()
     }
 
+    /// Writes rows until about ``flushSize`` bytes are ready, reading the next chunk when the
+    /// current one is written.
     private mutating func writeChunk() async throws {
-        if let entities = try await rows.next() {
-            for entity in entities {
-                writeRow(entity, &writer)
-            }
+        if pendingIndex == pending.count {
+            pending = try await rows.next() ?? []
+            pendingIndex = 0
         }
-        if rows.finished { finish() }
+        while pendingIndex < pending.count, writer.count < Self.flushSize {
+            writeRow(pending[pendingIndex], &writer)
+            pendingIndex += 1
+        }
+        if pendingIndex == pending.count {
+            pending = []
+            pendingIndex = 0
+            if rows.finished { finish() }
+        }
     }
 
     private mutating func finish() {

@@ -20,6 +20,10 @@ struct StatementLimits: Sendable {
     /// most requests are key lookups, which never need it.
     var caller: (@Sendable () -> String)?
     var admission: ScanAdmission?
+    /// The most bytes of values one query may return (``SQLRows/bytes(of:)``); past it the query
+    /// stops with ``StorageError/resultTooLarge(_:)``, having held no more. Set where rows are
+    /// collected whole before they are written (`$sql`); nil elsewhere.
+    var maxResultBytes: Int?
 
     @TaskLocal static var current = StatementLimits()
 }

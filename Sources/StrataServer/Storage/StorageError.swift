@@ -27,6 +27,8 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
     case shuttingDown
     /// The caller has as many scans running and waiting as it may (``ScanAdmission``).
     case overloaded(perCaller: Int)
+    /// A query returned more bytes than ``StatementLimits/maxResultBytes``.
+    case resultTooLarge(Int)
     /// Anything else; the detail goes to the log, not to the client.
     case failed(String)
 
@@ -41,6 +43,7 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
         case .permissionDenied(let m): return m
         case .shuttingDown: return "statement stopped: the server is shutting down"
         case .overloaded(let limit): return "more than \(limit) scans of one caller at once, and more waiting"
+        case .resultTooLarge(let limit): return "a query returned more than \(limit) bytes"
         case .failed(let m): return m
         }
     }
@@ -75,6 +78,9 @@ enum StorageError: Error, Sendable, CustomStringConvertible {
             // connection that may not do this, so that the caller asks the operator, not for a token.
             return ODataError(status: 403, code: "Forbidden",
                               message: "The database refused this to the server (\(message)): the database role or file this service is served with may not do it. Reads may still work; ask the operator for write access.")
+        case .resultTooLarge(let limit):
+            return ODataError(status: 400, code: "ResultTooLarge",
+                              message: "The query returns more than \(limit) bytes, the most the server holds for one answer it builds whole. Ask for fewer rows (LIMIT and OFFSET) or columns, or read whole tables through $tables, which streams.")
         case .overloaded(let limit):
             return ODataError(status: 429, code: "TooManyRequests",
                               message: "This caller has more queries running and waiting than the server runs for one caller at once (\(limit) at a time). Wait for them to finish, or send fewer at once.")

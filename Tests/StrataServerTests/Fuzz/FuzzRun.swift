@@ -47,7 +47,9 @@ enum FuzzRun {
         }
     }
 
+    /// `check` names what else is wrong with an answer (nil: nothing).
     static func run(_ name: String, seed: UInt64, client: any TestClientProtocol,
+                    check: (FuzzRequest, TestResponse) -> String? = { _, _ in nil },
                     generate: (inout SplitMix64) -> FuzzRequest) async throws -> Report {
         var random = SplitMix64(seed: seed)
         var report = Report()
@@ -65,6 +67,8 @@ enum FuzzRun {
                 report.failures.append("\(status) \(String(decoding: response.body.readableBytesView.prefix(300), as: UTF8.self)) ← \(request.summary)")
             } else if status >= 400, (try? JSONValue.parse(Array(response.body.readableBytesView)))?["error"] == nil, request.method != .head {
                 report.failures.append("\(status) without an OData error body ← \(request.summary)")
+            } else if let problem = check(request, response) {
+                report.failures.append("\(problem) ← \(request.summary)")
             }
             if report.failures.count >= 5 { break }
         }

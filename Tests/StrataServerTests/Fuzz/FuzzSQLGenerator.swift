@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import StrataCore
 import StrataDemo
+import StrataSQL
 
 /// Random `$sql` queries over the CarDealer sample in Strata's SQL dialect: joins (sometimes on
 /// nothing), arithmetic at the edges of the integer range, functions with odd arguments, casts,
@@ -71,8 +72,7 @@ struct FuzzSQLGenerator {
         switch random.below(10) {
         case 0, 1: return "(\(a) \(random.pick(["+", "-", "*", "/", "%"])) \(b))"
         case 2: return "-(\(a))"
-        case 3: return "\(random.pick(["ABS", "LENGTH", "UPPER", "LOWER", "TRIM", "ROUND"]))(\(a))"
-        case 4: return "SUBSTR(\(a), \(random.pick(Self.integers))\(random.chance(50) ? ", " + random.pick(Self.integers) : ""))"
+        case 3, 4: return call(sources, depth: depth, &random)
         case 5: return "CAST(\(a) AS \(random.pick(["INTEGER", "TEXT", "DOUBLE", "DECIMAL"])))"
         case 6: return "\(random.pick(["YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"]))(\(random.chance(70) ? alias + "." + (table.dates.first ?? "x") : "NULL"))"
         case 7: return "COALESCE(\(a), \(b))"
@@ -80,6 +80,21 @@ struct FuzzSQLGenerator {
         default: return "(\(a) || \(b))"
         }
     }
+
+    /// A call of any scalar function of the dialect's table (``SQLFunction``), with as many
+    /// arguments as it takes, each any expression: columns, literals, parameters, arithmetic,
+    /// other calls, NULL. (Positions drawn only from literals once missed `SUBSTR(s, 1 + 1)`,
+    /// which PostgreSQL refused.)
+    func call(_ sources: [(Table, String)], depth: Int, _ random: inout SplitMix64) -> String {
+        let function = random.pick(Self.scalarFunctions)
+        let count = function.arity.lowerBound + random.below(min(function.arity.count, 3))
+        let arguments = (0..<count).map { _ in
+            random.chance(20) ? random.pick(["1 + 1", "0 - 1", ":i + 0", "NULL", "-(2)"]) : expression(sources, depth: depth + 1, &random)
+        }
+        return "\(function == .substr && random.chance(30) ? "SUBSTRING" : function.rawValue)(\(arguments.joined(separator: ", ")))"
+    }
+
+    static let scalarFunctions = SQLFunction.allCases.filter { !$0.isAggregate }
 
     func condition(_ sources: [(Table, String)], depth: Int, _ random: inout SplitMix64) -> String {
         let a = expression(sources, depth: depth + 1, &random), b = expression(sources, depth: depth + 1, &random)

@@ -56,6 +56,10 @@ struct IDTokenCheckTests {
             ]
             for (fault, message) in expected {
                 provider.state.withLockedValue { $0.fault = fault }
+                // The server's clock is the test's, which stands still: it is set to the provider's
+                // time before each sign-in (a slow run once left it minutes behind, and the
+                // provider's tokens seemed issued in the future).
+                clock.advance(Date().timeIntervalSince(clock.now))
                 // Servers keep a discovery document for an hour; the promise of `iss` is read from a fresh one.
                 if fault == .responseIssuerMissing { clock.advance(3601) }
                 let answer = try await Self.signIn(client, browser: browser)
@@ -64,7 +68,7 @@ struct IDTokenCheckTests {
                 #expect(answer["error_description"]?.contains(message) == true, "\(fault): \(answer["error_description"] ?? "")")
             }
             // Back to the provider's time, which signs the next token.
-            clock.advance(-3601)
+            clock.advance(Date().timeIntervalSince(clock.now))
             provider.state.withLockedValue { $0.fault = .none }
             let answer = try await Self.signIn(client, browser: browser)
             #expect(answer["code"] != nil, "\(answer)")
@@ -90,7 +94,8 @@ struct IDTokenCheckTests {
             #expect(provider.jwksFetches == 1)
             // The provider publishes the new key; a minute on, the unknown kid fetches the set again and verifies.
             provider.state.withLockedValue { $0.publishSecondKey = true }
-            clock.advance(61)
+            // From the provider's time (the test's clock stands still while the test runs).
+            clock.advance(Date().timeIntervalSince(clock.now) + 61)
             let rotated = try await Self.signIn(client, browser: browser)
             #expect(rotated["code"] != nil)
             #expect(provider.jwksFetches == 2)

@@ -199,8 +199,10 @@ struct PostgresSession: DatabaseConnection {
             if let name = statement.reusableName, !NamedStatements.isAbandoned(name) {
                 do {
                     return try await NamedStatements.run(name: name, sql: statement.sql, binds: binds, on: connection, logger: logger) {
-                        try await Self.collect($0, types: types)
+                        try await Self.collect($0, types: types, maxBytes: limits.maxResultBytes)
                     }
+                } catch let error as StorageError {
+                    throw error
                 } catch let namedError {
                     // See ``NamedStatements``: the failure may be one postgres-nio remembered from an
                     // earlier preparation on this connection. If the same statement succeeds unnamed,
@@ -217,19 +219,27 @@ struct PostgresSession: DatabaseConnection {
     }
 
     private func unnamed(_ sql: String, _ binds: PostgresBindings, types: [EDMPrimitiveType?]) async throws -> SQLRows {
-        try await Self.collect(try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger), types: types)
+        try await Self.collect(try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger), types: types,
+                               maxBytes: limits.maxResultBytes)
     }
 
-    private static func collect<Rows: AsyncSequence>(_ sequence: Rows, types: [EDMPrimitiveType?]) async throws -> SQLRows
+    /// The rows of a result; stops past `maxBytes` of values (``StatementLimits/maxResultBytes``),
+    /// which leaves the rest of the result unread on the connection, as a cancelled query does.
+    private static func collect<Rows: AsyncSequence>(_ sequence: Rows, types: [EDMPrimitiveType?], maxBytes: Int?) async throws -> SQLRows
     where Rows.Element == PostgresRow {
         var columns: [String] = []
         var rows: [[ODataValue]] = []
+        var bytes = 0
         for try await row in sequence {
             if columns.isEmpty { columns = row.map(\.columnName) }
             var values: [ODataValue] = []
             values.reserveCapacity(columns.count)
             for (index, cell) in row.enumerated() {
                 values.append(try PostgresValueCoding.decode(cell, as: index < types.count ? types[index] : nil))
+            }
+            if let maxBytes {
+                bytes += SQLRows.bytes(of: values)
+                guard bytes <= maxBytes else { throw StorageError.resultTooLarge(maxBytes) }
             }
             rows.append(values)
         }

@@ -218,8 +218,9 @@ struct SQLiteSession: DatabaseConnection {
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
         if statement.touchesOneRow { return try handle.query(statement, types: types) }
-        let handle = handle
-        return try await stoppable { try await threadPool.runIfActive { try handle.query(statement, types: types) } }
+        // Read here: the task-local does not cross to the thread pool.
+        let (handle, maxBytes) = (handle, StatementLimits.current.maxResultBytes)
+        return try await stoppable { try await threadPool.runIfActive { try handle.query(statement, types: types, maxBytes: maxBytes) } }
     }
 
     func execute(_ statement: SQLStatement) async throws {

@@ -142,11 +142,13 @@ final class SQLiteHandle: @unchecked Sendable {
         walPages = 0
     }
 
-    /// Runs a statement and decodes each column as the given type (nil: SQLite's own type).
-    func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) throws -> SQLRows {
+    /// Runs a statement and decodes each column as the given type (nil: SQLite's own type); stops
+    /// past `maxBytes` of values (``StatementLimits/maxResultBytes``).
+    func query(_ statement: SQLStatement, types: [EDMPrimitiveType?], maxBytes: Int? = nil) throws -> SQLRows {
         try run(statement) { prepared in
             let width = prepared.columns.count
             var rows: [[ODataValue]] = []
+            var bytes = 0
             while try step(prepared.pointer) {
                 var values: [ODataValue] = []
                 values.reserveCapacity(width)
@@ -154,6 +156,10 @@ final class SQLiteHandle: @unchecked Sendable {
                     let type = index < types.count ? types[index] : nil
                     values.append(try SQLiteValueCoding.decode(column(index, of: prepared.pointer), as: type,
                                                                column: prepared.columns[index]))
+                }
+                if let maxBytes {
+                    bytes += SQLRows.bytes(of: values)
+                    guard bytes <= maxBytes else { throw StorageError.resultTooLarge(maxBytes) }
                 }
                 rows.append(values)
             }
