@@ -129,10 +129,11 @@ struct ErrorTests {
             // Alive all the same: a database outage must not get the server restarted.
             #expect(try await client.get("/health/live").status == .ok)
             #expect(health.json["databases"]["system"]?.stringValue == "unreachable")
-            // Six requests: far from the 30 s a lease may wait (six waiting requests would take
-            // minutes). On an idle machine they take about a millisecond; in the full suite on two
-            // cores, while other tests' servers compete for the same threads, they once took 5.8 s.
-            #expect(ContinuousClock.now - start < .seconds(10), "known down, requests and /health should not wait: \(ContinuousClock.now - start)")
+            // Six requests: one that waited for a lease would take 30 s by itself (six, minutes). On
+            // an idle machine they take about a millisecond; in the full suite on two cores, while
+            // other tests' servers compete for the same threads, they took 5.8 s once and 12.3 s
+            // another time. 25 s still tells not waiting from waiting for even one lease.
+            #expect(ContinuousClock.now - start < .seconds(25), "known down, requests and /health should not wait: \(ContinuousClock.now - start)")
 
             try await cluster.restart()
             start = ContinuousClock.now

@@ -45,8 +45,8 @@ struct FunctionArgumentTests {
 
     /// The parameters every generated query is sent with (JSON numbers are Int64, decimal or double).
     static let parameters: [String: ODataValue] = [
-        "i": .int64(2), "huge": .int64(3_000_000_000), "neg": .int64(-7), "dec": .decimal(Decimal(string: "1.25")!), "dbl": .double(1.5),
-        "s": .string("abc"), "day": .string("2009-11-01"), "b": .boolean(true), "nul": .null,
+        "i": .int64(2), "huge": .int64(3_000_000_000), "dec": .decimal(Decimal(string: "1.25")!), "dbl": .double(1.5),
+        "s": .string("abc"), "b": .boolean(true), "nul": .null,
     ]
 
     /// Every kind of argument: a column of each type, literals, arithmetic (which is 64-bit on both
@@ -57,26 +57,23 @@ struct FunctionArgumentTests {
             ("name", .string), ("flag", .boolean), ("born", .dateTime), ("seen", .dateTimeOffset), ("alarm", .time), ("uid", .guid), ("data", .binary),
         ]
         var all = columns.map { Argument(sql: $0.0, type: $0.1) }
+        // One of each kind; the kinds, not the values, decide how a call is written for each database.
         all += [
-            Argument(sql: "1", type: .int32), Argument(sql: "0", type: .int32), Argument(sql: "3000000000", type: .int64),
-            Argument(sql: "1.25", type: .decimal), Argument(sql: "2.5e0", type: .double), Argument(sql: "'abc'", type: .string),
-            Argument(sql: "'2009-11-01'", type: .string), Argument(sql: "TRUE", type: .boolean), Argument(sql: "NULL", type: nil),
+            Argument(sql: "1", type: .int32), Argument(sql: "3000000000", type: .int64), Argument(sql: "1.25", type: .decimal),
+            Argument(sql: "2.5e0", type: .double), Argument(sql: "'abc'", type: .string), Argument(sql: "'2009-11-01'", type: .string),
+            Argument(sql: "TRUE", type: .boolean), Argument(sql: "NULL", type: nil),
             Argument(sql: "1 + 1", type: .int32), Argument(sql: "count + 1", type: .int32), Argument(sql: "0 - count", type: .int32),
-            Argument(sql: "small * 2", type: .int32), Argument(sql: "big - 1", type: .int64), Argument(sql: "count / 2", type: .int32),
-            Argument(sql: "count % 3", type: .int32), Argument(sql: "-count", type: .int32), Argument(sql: "-small", type: .int32),
+            Argument(sql: "-count", type: .int32), Argument(sql: "big - 1", type: .int64), Argument(sql: "count % 3", type: .int32),
             Argument(sql: "price + 1", type: .decimal), Argument(sql: "ratio / 2", type: .double), Argument(sql: "single * 2", type: .single),
-            Argument(sql: "NULL + 1", type: .int32), Argument(sql: "NULL + NULL", type: nil),
-            Argument(sql: ":i", type: .int64), Argument(sql: ":huge", type: .int64), Argument(sql: ":neg", type: .int64),
-            Argument(sql: ":dec", type: .decimal), Argument(sql: ":dbl", type: .double), Argument(sql: ":s", type: .string),
-            Argument(sql: ":day", type: .string), Argument(sql: ":b", type: .boolean), Argument(sql: ":nul", type: nil),
-            Argument(sql: ":i + 1", type: .int64),
+            Argument(sql: "NULL + 1", type: .int32),
+            Argument(sql: ":i", type: .int64), Argument(sql: ":huge", type: .int64), Argument(sql: ":dec", type: .decimal),
+            Argument(sql: ":dbl", type: .double), Argument(sql: ":s", type: .string), Argument(sql: ":b", type: .boolean),
+            Argument(sql: ":nul", type: nil),
             Argument(sql: "CAST(count AS INTEGER)", type: .int64), Argument(sql: "CAST(ratio AS DECIMAL)", type: .decimal),
-            Argument(sql: "CAST(price AS DOUBLE)", type: .double), Argument(sql: "CAST(count AS TEXT)", type: .string),
-            Argument(sql: "CAST(NULL AS INTEGER)", type: .int64),
+            Argument(sql: "CAST(count AS TEXT)", type: .string), Argument(sql: "CAST(NULL AS INTEGER)", type: .int64),
             Argument(sql: "LENGTH(name)", type: .int32), Argument(sql: "ABS(count)", type: .int32), Argument(sql: "ROUND(ratio)", type: .double),
-            Argument(sql: "ROUND(price, 1)", type: .decimal), Argument(sql: "YEAR(born)", type: .int32), Argument(sql: "COALESCE(count, big)", type: .int64),
-            Argument(sql: "NULLIF(count, 0)", type: .int32), Argument(sql: "LOWER(name)", type: .string), Argument(sql: "name || 'x'", type: .string),
-            Argument(sql: "CASE WHEN flag THEN count ELSE small END", type: .int32), Argument(sql: "CASE WHEN flag THEN 1 + 1 ELSE big END", type: .int64),
+            Argument(sql: "YEAR(born)", type: .int32), Argument(sql: "COALESCE(count, big)", type: .int64),
+            Argument(sql: "CASE WHEN flag THEN 1 + 1 ELSE big END", type: .int64),
         ]
         return all
     }()
@@ -84,7 +81,7 @@ struct FunctionArgumentTests {
     /// The arguments tried in pairs: NULL, a value of each kind of type, and those emitted
     /// differently from a plain value of their type (32-bit arithmetic is 64-bit on PostgreSQL).
     static let representatives: [Argument] = arguments.filter {
-        ["NULL", "1 + 1", "-count", ":i", "1.25", "2.5e0", "'abc'", "name", "born", "flag", "CAST(NULL AS INTEGER)"].contains($0.sql)
+        ["NULL", "1 + 1", "-count", ":i", "2.5e0", "'abc'", "name", "CAST(NULL AS INTEGER)"].contains($0.sql)
     }
 
     /// A valid argument for each position of a function, used where another position varies.
@@ -226,13 +223,11 @@ struct FunctionArgumentTests {
     /// (whose operands PostgreSQL may widen), negation, `null`, casts and other functions' results.
     static let filterArguments: [String] = [
         "small", "count", "big", "price", "ratio", "single", "name", "flag", "born", "seen", "alarm", "uid", "data",
-        "1", "0", "-3", "3000000000L", "1.25M", "2.5", "2.5f", "'abc'", "''", "true", "null",
+        "1", "-3", "3000000000L", "1.25M", "2.5", "2.5f", "'abc'", "true", "null",
         "datetime'2009-11-01T13:20:05'", "datetimeoffset'2009-11-01T02:00:00+02:00'", "time'PT13H20M'",
         "guid'aaaaaaaa-0000-0000-0000-000000000001'", "X'0A1B'",
-        "1 add 1", "count add 1", "0 sub count", "small mul 2", "big sub 1", "count div 2", "count mod 3", "-count", "-small",
-        "price add 1", "ratio div 2", "null add 1", "2147483647 add 1",
-        "length(name)", "indexof(name,'a')", "round(ratio)", "floor(price)", "year(born)", "hour(alarm)", "substring(name,1)",
-        "concat(name,'x')", "tolower(name)", "cast(count,'Edm.Int64')", "cast(ratio,'Edm.Decimal')", "cast(null,'Edm.Int32')",
+        "1 add 1", "count add 1", "0 sub count", "big sub 1", "count mod 3", "-count", "price add 1", "ratio div 2", "null add 1",
+        "length(name)", "round(ratio)", "year(born)", "substring(name,1)", "cast(count,'Edm.Int64')", "cast(null,'Edm.Int32')",
     ]
 
     /// A valid argument for each position of a `$filter` function.
@@ -253,7 +248,7 @@ struct FunctionArgumentTests {
     /// positions over a few, and `cast` to every primitive type.
     static func filterCalls() -> [String] {
         var calls: [String] = []
-        let pairs = ["null", "1 add 1", "-count", "3000000000L", "1.25M", "2.5", "'abc'", "name", "born"]
+        let pairs = ["null", "1 add 1", "-count", "3000000000L", "2.5", "'abc'", "name"]
         for function in QueryFunction.allCases {
             for count in function.arity {
                 let usual = (0..<count).map { Self.usual(function, position: $0) }
