@@ -102,33 +102,43 @@ struct FunctionArgumentTests {
         var calls: [String] = []
         for function in SQLFunction.allCases {
             let counts = function == .coalesce ? [2, 3] : Array(function.arity)
-            for count in counts {
-                let usual = (0..<count).map { Self.usual(function, position: $0) }
-                for position in 0..<count {
-                    for argument in arguments {
-                        var items = usual
-                        items[position] = argument.sql
-                        calls.append("\(function.rawValue)(\(items.joined(separator: ", ")))")
-                    }
+            calls += Self.calls(function.rawValue, counts: counts, separator: ", ", usual: { Self.usual(function, position: $0) },
+                                arguments: arguments.map(\.sql), pairs: representatives.map(\.sql))
+        }
+        calls.append("SUBSTRING(name, 1 + 1, 2 * 1)")
+        var seen: Set<String> = []
+        return calls.filter { seen.insert($0).inserted }
+    }
+
+    /// Calls of one function with each number of arguments in `counts`: each position over every
+    /// argument with the others usual, and each pair of positions over every pair of `pairs`.
+    static func calls(_ name: String, counts: [Int], separator: String, usual: (Int) -> String,
+                      arguments: [String], pairs: [String]) -> [String] {
+        var calls: [String] = []
+        for count in counts {
+            let usual = (0..<count).map(usual)
+            let call = { (items: [String]) in "\(name)(\(items.joined(separator: separator)))" }
+            for position in 0..<count {
+                for argument in arguments {
+                    var items = usual
+                    items[position] = argument
+                    calls.append(call(items))
                 }
-                guard count >= 2 else { continue }
-                for first in 0..<count {
-                    for second in (first + 1)..<count {
-                        for a in representatives {
-                            for b in representatives {
-                                var items = usual
-                                items[first] = a.sql
-                                items[second] = b.sql
-                                calls.append("\(function.rawValue)(\(items.joined(separator: ", ")))")
-                            }
+            }
+            for first in 0..<count {
+                for second in (first + 1)..<count {
+                    for a in pairs {
+                        for b in pairs {
+                            var items = usual
+                            items[first] = a
+                            items[second] = b
+                            calls.append(call(items))
                         }
                     }
                 }
             }
         }
-        calls.append("SUBSTRING(name, 1 + 1, 2 * 1)")
-        var seen: Set<String> = []
-        return calls.filter { seen.insert($0).inserted }
+        return calls
     }
 
     /// What one database answered for a query: its status and, for a 200, its rows.
@@ -182,6 +192,18 @@ struct FunctionArgumentTests {
         a.count == b.count && zip(a, b).allSatisfy { $0.count == $1.count && zip($0, $1).allSatisfy(same) }
     }
 
+    /// What is wrong with the two databases' answers to one request, if anything: a 5xx, one
+    /// accepting what the other refuses, or different rows.
+    static func problem(_ request: String, sqlite lite: Answer, postgres pg: Answer) -> String? {
+        let both = "SQLite \(lite.status) \(lite.message.prefix(160)); PostgreSQL \(pg.status) \(pg.message.prefix(160))"
+        if lite.status >= 500 || pg.status >= 500 { return "\(request): 5xx — \(both)" }
+        if (lite.status == 200) != (pg.status == 200) { return "\(request): \(both)" }
+        if lite.status == 200, !sameRows(lite.rows, pg.rows) {
+            return "\(request): different results — SQLite \(text(lite.rows)); PostgreSQL \(text(pg.rows))"
+        }
+        return nil
+    }
+
     @Test("$sql: every function with every kind of argument — accepted on both or refused on both, never a 5xx, the same values")
     func sqlFunctions() async throws {
         let calls = Self.calls()
@@ -195,12 +217,8 @@ struct FunctionArgumentTests {
                     async let liteAnswer = Self.ask(sqlite, sql)
                     async let pgAnswer = Self.ask(postgres, sql)
                     let (lite, pg) = (try await liteAnswer, try await pgAnswer)
-                    if lite.status >= 500 || pg.status >= 500 {
-                        problems.append("\(sql): 5xx — SQLite \(lite.status) \(lite.message.prefix(160)); PostgreSQL \(pg.status) \(pg.message.prefix(160))")
-                    } else if (lite.status == 200) != (pg.status == 200) {
-                        problems.append("\(sql): SQLite \(lite.status) \(lite.message.prefix(160)); PostgreSQL \(pg.status) \(pg.message.prefix(160))")
-                    } else if lite.status == 200, !Self.sameRows(lite.rows, pg.rows) {
-                        problems.append("\(sql): different values — SQLite \(Self.text(lite.rows)); PostgreSQL \(Self.text(pg.rows))")
+                    if let problem = Self.problem(sql, sqlite: lite, postgres: pg) {
+                        problems.append(problem)
                     } else if lite.status == 200, lite.rows.count != (aggregate ? 1 : 4) {
                         // Both alike, and both wrong (an aggregate of NULL once came out as one NULL per row).
                         problems.append("\(sql): \(lite.rows.count) rows")
@@ -250,29 +268,8 @@ struct FunctionArgumentTests {
         var calls: [String] = []
         let pairs = ["null", "1 add 1", "-count", "3000000000L", "2.5", "'abc'", "name"]
         for function in QueryFunction.allCases {
-            for count in function.arity {
-                let usual = (0..<count).map { Self.usual(function, position: $0) }
-                for position in 0..<count {
-                    for argument in filterArguments {
-                        var items = usual
-                        items[position] = argument
-                        calls.append("\(function.name)(\(items.joined(separator: ",")))")
-                    }
-                }
-                guard count >= 2 else { continue }
-                for first in 0..<count {
-                    for second in (first + 1)..<count {
-                        for a in pairs {
-                            for b in pairs {
-                                var items = usual
-                                items[first] = a
-                                items[second] = b
-                                calls.append("\(function.name)(\(items.joined(separator: ",")))")
-                            }
-                        }
-                    }
-                }
-            }
+            calls += Self.calls(function.name, counts: Array(function.arity), separator: ",", usual: { Self.usual(function, position: $0) },
+                                arguments: filterArguments, pairs: pairs)
         }
         for type in EDMPrimitiveType.allCases {
             for argument in filterArguments { calls.append("cast(\(argument),'\(type.qualifiedName)')") }
@@ -310,13 +307,7 @@ struct FunctionArgumentTests {
                     async let liteAnswer = Self.ask(sqlite, filter: call)
                     async let pgAnswer = Self.ask(postgres, filter: call)
                     let (lite, pg) = (try await liteAnswer, try await pgAnswer)
-                    if lite.status >= 500 || pg.status >= 500 {
-                        problems.append("\(call): 5xx — SQLite \(lite.status) \(lite.message.prefix(160)); PostgreSQL \(pg.status) \(pg.message.prefix(160))")
-                    } else if (lite.status == 200) != (pg.status == 200) {
-                        problems.append("\(call): SQLite \(lite.status) \(lite.message.prefix(160)); PostgreSQL \(pg.status) \(pg.message.prefix(160))")
-                    } else if lite.status == 200, !Self.sameRows(lite.rows, pg.rows) {
-                        problems.append("\(call): different rows — SQLite \(Self.text(lite.rows)); PostgreSQL \(Self.text(pg.rows))")
-                    }
+                    if let problem = Self.problem(call, sqlite: lite, postgres: pg) { problems.append(problem) }
                     if lite.status == 200 { accepted[String(call.prefix { $0 != "(" }), default: 0] += 1 } else { refused += 1 }
                 }
                 if let path = ProcessInfo.processInfo.environment["STRATA_FUNCTION_REPORT"] {
