@@ -89,10 +89,20 @@ struct CollectionRows: Sendable {
         }
         prefetched = nil
         var used = Array(rows.prefix(want))
+        let moreRows = rows.count > want
+        // The next chunk is read while this one's expansions load and its rows are written.
+        let nextWant = wanted(top: remainingTop.map { $0 - used.count }, page: remainingPage.map { $0 - used.count })
+        if moreRows, nextWant > 0, let last = used.last {
+            let reader = reader
+            prefetched = Task { try await reader.fetch(limit: nextWant + 1, offset: 0, after: last.position) }
+        }
         let entities = try await prepareWithinBudget(used.map { EntityRow(values: $0.values) })
-        // Cut short by the expansion budget: the page ends after the entities that fit.
+        // Cut short by the expansion budget: the page ends after the entities that fit, and the
+        // chunk read ahead is not needed.
         let cut = entities.count < used.count
         if cut {
+            prefetched?.cancel()
+            prefetched = nil
             guard limits.pageSize != nil else { throw Self.tooMuchExpansion(expansionLimit ?? 0, pageable: false) }
             guard !entities.isEmpty || handedOut > 0 else { throw Self.tooMuchExpansion(expansionLimit ?? 0, pageable: true) }
             used = Array(used.prefix(entities.count))
@@ -102,12 +112,6 @@ struct CollectionRows: Sendable {
         handedOut += used.count
         offset = 0
         if let last = used.last { position = last.position }
-        let moreRows = rows.count > want
-        let nextWant = wanted
-        if !cut, moreRows, nextWant > 0, let position {
-            let reader = reader
-            prefetched = Task { try await reader.fetch(limit: nextWant + 1, offset: 0, after: position) }
-        }
         if cut, remainingTop != 0, let position {
             nextPage = (position, remainingTop)
             finished = true
@@ -160,6 +164,10 @@ struct CollectionRows: Sendable {
 
     /// Rows the next chunk should hold: a chunk, or fewer when `$top` or the page ends sooner.
     private var wanted: Int {
-        [limits.chunkSize, remainingTop ?? .max, remainingPage ?? .max].min()!
+        wanted(top: remainingTop, page: remainingPage)
+    }
+
+    private func wanted(top: Int?, page: Int?) -> Int {
+        [limits.chunkSize, top ?? .max, page ?? .max].min()!
     }
 }
