@@ -155,7 +155,7 @@ struct EventStreamTests {
                 return response
             case 2:
                 // One event, then silence longer than the client's idle timeout.
-                return Self.stream(["retry: 50\n\n" + Self.event("a", "x"), ": too late\n\n"], pauseBetween: .seconds(9))
+                return Self.stream(["retry: 50\n\n" + Self.event("a", "x"), ": too late\n\n"], pauseBetween: .seconds(16))
             default:
                 return Self.stream(["event: gone\ndata: {}\n\n"])
             }
@@ -164,8 +164,9 @@ struct EventStreamTests {
             let connection = Connection(baseURL: url)
             let states = NIOLockedValueBox<[String]>([])
             // The idle timeout also bounds waiting for an answer: on a loaded machine (the whole
-            // suite on two cores) 1 s was once too short for the in-process server to answer.
-            var configuration = EventStreamConfiguration(initialRetry: .seconds(30), jitter: 0, idleTimeout: 4)
+            // suite on two cores) the in-process server once took longer than 1 s, and once longer
+            // than 4 s, to answer. The silence above is twice the timeout.
+            var configuration = EventStreamConfiguration(initialRetry: .seconds(30), jitter: 0, idleTimeout: 8)
             configuration.onStateChange = { state in
                 let name = switch state {
                 case .connecting: "connecting"

@@ -42,7 +42,7 @@ struct HardeningHTTPTests {
                 ("blob PUT, chunked then cut", "PUT /blobs/files/cut-chunked.jpg HTTP/1.1\r\nHost: localhost\r\nAuthorization: \(Self.editor)\r\nContent-Type: image/jpeg\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n1000\r\nabc"),
             ]
             for item in cases {
-                let response = try await RawSocket.exchange(port: port, item.request)
+                let response = try await RawSocket.exchange(port: port, item.request, halfClose: true)
                 #expect(Self.status(response) == 400, "\(item.name): \(response.prefix(300))")
                 let error = try? JSONValue.parse(Array(Self.body(response).utf8))
                 #expect(error?["error"]?["code"]?.stringValue == "MalformedRequest", "\(item.name): \(response.prefix(400))")
@@ -68,14 +68,14 @@ struct HardeningHTTPTests {
                 ("bad version", Array("GET / HTTP/9\r\nHost: localhost\r\n\r\n".utf8), "HTTP/1.0 or HTTP/1.1"),
             ]
             for item in cases {
-                let response = try await RawSocket.exchange(port: port, item.request, halfClose: false)
+                let response = try await RawSocket.exchange(port: port, item.request)
                 #expect(Self.status(response) == 400, "\(item.name): \(response.prefix(300))")
                 let message = (try? JSONValue.parse(Array(Self.body(response).utf8)))?["error"]?["message"]?["value"]?.stringValue
                 #expect(message?.contains(item.says) == true, "\(item.name): \(response.prefix(400))")
                 #expect(response.lowercased().contains("connection: close"), "\(item.name)")
             }
             // Pipelined: the good request is answered first, then the malformed one.
-            let both = try await RawSocket.exchange(port: port, "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\nGE\u{1}T / HTTP/1.1\r\n\r\n", halfClose: false)
+            let both = try await RawSocket.exchange(port: port, "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\nGE\u{1}T / HTTP/1.1\r\n\r\n")
             let ok = both.range(of: "HTTP/1.1 200"), refused = both.range(of: "HTTP/1.1 400")
             #expect(ok != nil && refused != nil && ok!.lowerBound < refused!.lowerBound, "\(both.prefix(600))")
         }
@@ -103,7 +103,7 @@ struct HardeningHTTPTests {
                 #expect(response?.lowercased().contains("connection: keep-alive") == true)
             }
 
-            let streamed = try await RawSocket.exchange(port: port, "GET /cardealer/Person?$top=3 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", halfClose: false)
+            let streamed = try await RawSocket.exchange(port: port, "GET /cardealer/Person?$top=3 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             #expect(streamed.hasPrefix("HTTP/1.0 200"), "\(streamed.prefix(200))")
             #expect(!streamed.lowercased().contains("transfer-encoding"), "HTTP/1.0 clients cannot read chunked bodies")
             let document = try JSONValue.parse(Array(Self.body(streamed).utf8))

@@ -133,6 +133,12 @@ struct FuzzHarnessTests {
                     failures.append("\(answer.prefix(300)) ← \(summary)")
                 } else if codes.contains(where: { $0 >= 400 }), !answer.contains(#"{"error":"#) {
                     failures.append("4xx without an OData error body: \(answer.prefix(300)) ← \(summary)")
+                } else if codes.allSatisfy({ $0 >= 400 }) {
+                    let now = try await RawSocket.exchange(port: port, counts)
+                    if now.components(separatedBy: "\r\n\r\n").last != before.components(separatedBy: "\r\n\r\n").last {
+                        failures.append("refused with \(codes), yet the number of people changed: \(now) vs \(before) \(answer.prefix(600)) ← \(String(decoding: raw, as: UTF8.self).prefix(2000))")
+                        break
+                    }
                 }
             }
             print("Fuzz lying bodies \(backend) (seed \(seed)): \(requests) requests, statuses \(statuses.sorted { $0.key < $1.key })")

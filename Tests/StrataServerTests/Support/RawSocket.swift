@@ -121,11 +121,13 @@ final class RawSocket: @unchecked Sendable {
 extension RawSocket {
     /// One request on a connection of its own, answered in full: everything the server sends
     /// until it closes (or `timeout`), after `raw` and, when `halfClose`, the end of the stream.
-    static func exchange(port: Int, _ raw: String, halfClose: Bool = true, timeout: Duration = .seconds(15)) async throws -> String {
+    /// A complete request should not half-close: the server takes that for a client that waits
+    /// for nothing and stops the request's statements (send `Connection: close` instead).
+    static func exchange(port: Int, _ raw: String, halfClose: Bool = false, timeout: Duration = .seconds(15)) async throws -> String {
         try await exchange(port: port, Array(raw.utf8), halfClose: halfClose, timeout: timeout)
     }
 
-    static func exchange(port: Int, _ raw: [UInt8], halfClose: Bool = true, timeout: Duration = .seconds(15)) async throws -> String {
+    static func exchange(port: Int, _ raw: [UInt8], halfClose: Bool = false, timeout: Duration = .seconds(15)) async throws -> String {
         let socket = try RawSocket(port: port)
         defer { socket.close() }
         socket.send(raw)
