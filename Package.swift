@@ -6,6 +6,12 @@ let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Server-only dependencies are used only when the trait `Server` is on (it is by default). An app
+/// that needs only StrataClient turns it off, and SwiftPM then resolves none of them:
+/// `.package(url: "…/strata.git", from: "…", traits: [])`. Every use of a server-only product must
+/// carry this condition; one without it brings its package back into every app.
+let server: TargetDependencyCondition? = .when(traits: ["Server"])
+
 let package = Package(
     name: "Strata",
     // The server's locks are `Synchronization.Mutex`, which needs macOS 15, iOS 18, tvOS 18 and
@@ -19,6 +25,10 @@ let package = Package(
         .library(name: "StrataServer", targets: ["StrataServer"]),
         .library(name: "StrataDemo", targets: ["StrataDemo"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+    ],
+    traits: [
+        .default(enabledTraits: ["Server"]),
+        .trait(name: "Server", description: "The server, the command line and the demo, with their dependencies (Hummingbird, NIO, PostgreSQL, …). Apps that use only StrataClient turn it off with `traits: []`."),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -50,8 +60,9 @@ let package = Package(
             name: "StrataCore",
             swiftSettings: strictSwift
         ),
-        // All SQL the server writes: the SQL tree and its renderer, the one dialect and binder, the
-        // function table, and client SQL (parse, check, re-emit). Statements are made only here.
+        // The server's SQL layer: the SQL tree and its renderer, the one dialect and binder, the
+        // function table, client SQL (parse, check, re-emit), and the `SQL` interpolation type, the
+        // only way the server targets write statement text (identifiers from the catalog, values bound).
         .target(
             name: "StrataSQL",
             dependencies: ["StrataCore"],
@@ -64,41 +75,154 @@ let package = Package(
             dependencies: ["StrataCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
+        // The server, in the order a request meets it. Each target may import only those above it;
+        // the compiler refuses the rest (docs/ARCHITECTURE.md draws the graph).
+        //
+        // Storage: SQLite and PostgreSQL behind one `Database`, catalogs, the change log, sync
+        // receipts, and the system database with its migrations. No HTTP.
+        .target(
+            name: "StrataStorage",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                .product(name: "Logging", package: "swift-log", condition: server),
+                // Strata drives SQLite through its C API (sqlite3_prepare_v3 with persistent
+                // statements, step, interrupt, wal_hook, create_function_v2, …) from the module
+                // `VaporCSQLite`, and never imports SQLiteNIO: its Swift API prepares every statement
+                // anew and hops threads per query, and offers no interrupt or WAL hook. VaporCSQLite is
+                // not a product of sqlite-nio, so this product is the only way to depend on it: it
+                // brings the same SQLite build (version, compile options, the `sqlite_nio_` symbol
+                // prefix) that the server is tested with.
+                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                // TLS settings of the control connection to PostgreSQL (outside postgres-nio's pool).
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Identity: accounts and passwords, tokens and signing keys, throttling, grants, federation,
+        // hosted sign-in, and the request context that carries who is calling.
+        .target(
+            name: "StrataIdentity",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                "StrataStorage",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "JWTKit", package: "jwt-kit", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+                // Hosted sign-in's requests to identity providers (discovery, keys, token endpoint).
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The OData protocol: services and their models, then parse → authorize → plan → execute →
+        // serialize.
+        .target(
+            name: "StrataOData",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                "StrataStorage",
+                "StrataIdentity",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+                // Services' model files are YAML: comments, and line numbers for every error.
+                .product(name: "Yams", package: "Yams", condition: server),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Features beside the protocol: blob containers, data tables ($tables, $sql, change sets with
+        // sync receipts), and the change feed, which answers in data tables' terms.
+        .target(
+            name: "StrataBlobs",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "StrataDataTables",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "StrataFeed",
+            dependencies: [
+                "StrataCore",
+                "StrataSQL",
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                "StrataDataTables",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The server itself: connections, routing, the runtime that loads and reloads services,
+        // administration, provisioning, metrics, and the application that runs it all.
         .target(
             name: "StrataServer",
             dependencies: [
                 "StrataCore",
                 "StrataSQL",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                // Strata drives SQLite through its C API (Storage/SQLite: sqlite3_prepare_v3 with
-                // persistent statements, step, interrupt, wal_hook, create_function_v2, …) from the
-                // module `VaporCSQLite`, and never imports SQLiteNIO: its Swift API prepares every
-                // statement anew and hops threads per query, and offers no interrupt or WAL hook.
-                // VaporCSQLite is not a product of sqlite-nio, so this product is the only way to
-                // depend on it: it brings the same SQLite build (version, compile options, the
-                // `sqlite_nio_` symbol prefix) that the server is tested with.
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                "StrataBlobs",
+                "StrataDataTables",
+                "StrataFeed",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "Metrics", package: "swift-metrics", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: server),
                 // HTTP parts as the connection guard observes them behind Hummingbird's decoder.
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: server),
                 // HTTP/1 itself, before Hummingbird converts it: versions and parse errors.
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                // TLS settings of the control connection to PostgreSQL (outside postgres-nio's pool).
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: server),
             ],
             swiftSettings: strictSwift
         ),
@@ -111,7 +235,7 @@ let package = Package(
                 "StrataCore",
                 "StrataSQL",
                 "StrataServer",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: server),
             ],
             resources: [.copy("SQL")],
             swiftSettings: strictSwift
@@ -122,7 +246,7 @@ let package = Package(
                 "StrataServer",
                 "StrataDemo",
                 "StrataClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
             ],
             swiftSettings: strictSwift
         ),
@@ -142,6 +266,12 @@ let package = Package(
             name: "StrataServerTests",
             dependencies: [
                 "StrataServer",
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                "StrataBlobs",
+                "StrataDataTables",
+                "StrataFeed",
                 "StrataSQL",
                 // The demo services are the data of most end-to-end tests.
                 "StrataDemo",
@@ -174,6 +304,12 @@ let package = Package(
                 // The SQL safety article's snippet, compiled with the other articles' (Snippets/).
                 "StrataSQL",
                 "StrataServer",
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                "StrataBlobs",
+                "StrataDataTables",
+                "StrataFeed",
                 "StrataDemo",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -187,6 +323,12 @@ let package = Package(
             dependencies: [
                 "StrataCLI",
                 "StrataServer",
+                "StrataStorage",
+                "StrataIdentity",
+                "StrataOData",
+                "StrataBlobs",
+                "StrataDataTables",
+                "StrataFeed",
                 "StrataDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

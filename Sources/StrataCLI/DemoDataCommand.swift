@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StrataDemo
 import StrataServer
+import StrataStorage
 
 struct DemoDataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

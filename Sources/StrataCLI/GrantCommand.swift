@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import StrataServer
+import StrataBlobs
+import StrataIdentity
+import StrataOData
 
 /// `strata grant role|rights|container|anonymous|list`: roles of accounts, table and container rights of roles, anonymous access.
 struct GrantCommand: AsyncParsableCommand {

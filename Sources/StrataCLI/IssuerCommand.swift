@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrataCore
 import StrataServer
+import StrataIdentity
 
 /// `strata issuer add|list|remove|rule`: identity providers whose tokens Strata accepts (the SpeakEasy sample's federated sign-in).
 struct IssuerCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrataServer
+import StrataIdentity
 
 /// `strata keys rotate|list`: the token signing keys in the system database.
 struct KeysCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StrataCore
 import StrataServer
+import StrataIdentity
 
 /// `strata provider add|list|remove`: identity providers people sign in with on the hosted page.
 struct ProviderCommand: AsyncParsableCommand {

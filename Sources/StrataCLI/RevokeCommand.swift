@@ -1,5 +1,7 @@
 import ArgumentParser
 import StrataServer
+import StrataBlobs
+import StrataIdentity
 
 /// `strata revoke role|rights|container|anonymous`: the undoing of `strata grant`.
 struct RevokeCommand: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import StrataServer
+import StrataIdentity
+import StrataStorage
 
 /// The options of token signing keys, also read by `strata keys`: the algorithm of the first key,
 /// and the secret that seals the keys in the system database (docs/KEYS.md).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import StrataCore
 import StrataServer
+import StrataIdentity
 
 /// The table's rows for the bounds on what one request may ask (past each, a 400 naming the limit)
 /// and on the time and connections it may take.

@@ -4,6 +4,8 @@ import Logging
 import StrataCore
 import StrataDemo
 import StrataServer
+import StrataStorage
+import StrataIdentity
 
 /// The table of `strata serve`'s options, in the order of `--help` and of docs/LIMITS.md.
 extension ServeOptions {

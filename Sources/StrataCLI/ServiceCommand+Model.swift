@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StrataClient
 import StrataServer
+import StrataOData
 
 extension ServiceCommand {
     /// `strata service model NAME`: the model being served, as a model file to start from.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StrataClient
 import StrataServer
+import StrataOData
 
 extension ServiceCommand {
     /// `strata service track NAME [--tables A,B] [--off]`: change tracking on or off.

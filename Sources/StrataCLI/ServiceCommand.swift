@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrataServer
+import StrataStorage
 
 /// `strata service list|set|model|reload`: per-service settings in the system database, and the
 /// services' models.

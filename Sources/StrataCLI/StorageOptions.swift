@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StrataCore
 import StrataServer
+import StrataStorage
 
 /// Where Strata's data lives: the options `serve` and the administration commands share, so that
 /// `strata user add` works on exactly the data a `strata serve` with the same options serves.

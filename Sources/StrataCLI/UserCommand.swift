@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StrataServer
+import StrataIdentity
 
 /// `strata user add|list|passwd|remove`: accounts in the system database.
 struct UserCommand: AsyncParsableCommand {

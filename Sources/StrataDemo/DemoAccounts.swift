@@ -1,4 +1,5 @@
 import StrataServer
+import StrataIdentity
 
 /// The demo's accounts and access rules, created once with the demo services (issue 6): `cardealer`
 /// and `speakeasy` readable by anyone, `hockey` for signed-in readers, and an `editor` account

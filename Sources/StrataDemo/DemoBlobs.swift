@@ -1,6 +1,7 @@
 import Logging
 import StrataCore
 import StrataServer
+import StrataBlobs
 
 /// The demo's blob container (the SpeakEasy sample's): `speakers`, readable by anyone, holding one picture per
 /// speaker of the `speakeasy` service under the name its `ImageUrl` gives (`/blobs/speakers/BTubalinal.jpg`).

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataSQL
 import StrataServer
+import StrataStorage
 
 /// The SQL files and settings of one demo service: `SQL/<service>/schema.sql` rendered for a
 /// dialect (``DemoSchema``), `data.sql` (portable), `service.json` (namespace and title), and

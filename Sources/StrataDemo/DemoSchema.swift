@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataSQL
 import StrataServer
+import StrataStorage
 
 /// One schema per demo service for both databases: `schema.sql` is written in the SQL that SQLite
 /// and PostgreSQL share, and the few spellings they do not share are placeholders in double braces:

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StrataCore
 import StrataServer
+import StrataStorage
 
 /// What `strata demo-data` is asked to create.
 public struct ScaledDemoDataOptions: Sendable {

@@ -1,6 +1,12 @@
 import ArgumentParser
 @testable import StrataCLI
 import StrataServer
+import StrataStorage
+import StrataIdentity
+import StrataOData
+import StrataBlobs
+import StrataDataTables
+import StrataFeed
 import Testing
 
 /// `--change-retention` and the `d` unit of durations.

@@ -3,6 +3,12 @@ import Foundation
 import Logging
 @testable import StrataCLI
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata keys rotate|list` on the system database of a data directory, with no server running;

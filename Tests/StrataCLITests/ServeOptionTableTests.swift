@@ -5,6 +5,12 @@ import Logging
 import StrataCore
 import StrataDemo
 import StrataServer
+import StrataStorage
+import StrataIdentity
+import StrataOData
+import StrataBlobs
+import StrataDataTables
+import StrataFeed
 import Testing
 
 /// `strata serve`'s options come from one table: docs/LIMITS.md's table is written from it, and each

@@ -3,6 +3,12 @@ import NIOConcurrencyHelpers
 import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Anonymous access and grants answered from memory: the same answers as the statements they

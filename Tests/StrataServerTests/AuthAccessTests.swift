@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Who may read what: the demo defaults for every role and verb, table grants, row filters on

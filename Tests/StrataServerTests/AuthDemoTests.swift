@@ -5,6 +5,12 @@ import NIOConcurrencyHelpers
 import StrataCore
 import StrataDemo
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// What `strata serve --demo` sets up for authentication, and the key-encryption key's file.

@@ -5,6 +5,12 @@ import HummingbirdTesting
 import JWTKit
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// An identity provider played by the tests: an RSA and a P-256 key pair, their JWKS, and tokens

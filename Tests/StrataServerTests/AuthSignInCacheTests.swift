@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Callers of verified access tokens held in memory: what ends them at once (writes through the

@@ -2,6 +2,12 @@ import Foundation
 import JWTKit
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// How a server's key ring follows keys changed elsewhere: ``SigningKeyRing/reload()`` (what a

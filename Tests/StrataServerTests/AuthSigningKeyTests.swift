@@ -5,6 +5,12 @@ import JWTKit
 import Logging
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Token signing keys live in the system database, sealed, shared by every server on it.

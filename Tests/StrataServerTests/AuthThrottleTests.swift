@@ -2,6 +2,12 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Guessing is slowed per source, and nobody can lock another user out: the attacker and the user

@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The token service (seed 003): password logins, token contents and lifetime, refresh rotation,

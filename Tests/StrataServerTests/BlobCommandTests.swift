@@ -1,6 +1,12 @@
 import Foundation
 import HTTPTypes
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata blob …` against a server process, signed in with `strata login`, as a person would.

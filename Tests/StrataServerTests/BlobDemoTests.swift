@@ -5,6 +5,12 @@ import NIOCore
 @testable import StrataCore
 @testable import StrataDemo
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `--demo`'s `speakers` container: a picture per speaker of seed 001, where the rows point.

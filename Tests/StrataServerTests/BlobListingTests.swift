@@ -5,6 +5,12 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Listing with prefix and paging, and the life of containers.

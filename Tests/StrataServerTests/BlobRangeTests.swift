@@ -4,6 +4,12 @@ import NIOCore
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `Range` requests: one range answered 206, several answered whole, unsatisfiable ones 416.

@@ -5,6 +5,12 @@ import NIOCore
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Blobs in and out: bytes, checksums, headers, content types, replacing and deleting.

@@ -6,6 +6,12 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Uploads and downloads over real sockets: interrupted uploads leave nothing, damaged content is

@@ -2,6 +2,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import StrataSQL
 import Testing
 

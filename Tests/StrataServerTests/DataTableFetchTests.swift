@@ -4,6 +4,12 @@ import NIOCore
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `GET /{service}/$tables`: whole tables in the compact form, with OData's options, on both databases.

@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `$changes` with `Idempotency-Key`: a retried change set is applied once and answered with what

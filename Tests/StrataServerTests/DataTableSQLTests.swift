@@ -4,6 +4,12 @@ import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `POST /{service}/$sql`: checked client SQL, end to end on both databases.

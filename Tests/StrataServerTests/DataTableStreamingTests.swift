@@ -2,6 +2,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `$tables` of a 200,000-row table from a server process of its own, over a real socket: the

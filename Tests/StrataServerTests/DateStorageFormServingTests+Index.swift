@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOCore
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import StrataSQL
 import Testing
 

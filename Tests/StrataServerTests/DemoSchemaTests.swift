@@ -4,6 +4,12 @@ import StrataCore
 @testable import StrataDemo
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The demo services' schemas are written once (`SQL/<service>/schema.sql`) and rendered per

@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Input that answered 500 (or differently on the two databases) answers the same 4xx on both, with

@@ -1,5 +1,11 @@
 import Foundation
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Slow, silent and departing clients over real sockets: no connection stays open for ever, and

@@ -1,6 +1,12 @@
 import Foundation
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Requests that are not well-formed HTTP, or whose body ends early, over real sockets: each gets a

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import ServiceLifecycle
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `/health/live` and `/health/ready` for load balancers: ready drops to 503 the moment a shutdown

@@ -5,6 +5,12 @@ import NIOCore
 import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The pieces made faster after the benchmarks (issue 10) keep their results: base64url over bytes

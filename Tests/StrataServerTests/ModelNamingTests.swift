@@ -1,5 +1,11 @@
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// How ``ModelBuilder`` names what the catalog holds: database names that are not OData identifiers

@@ -9,6 +9,12 @@ import StrataCore
 import StrataDemo
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Running the server: restarts keep data, metrics count requests and statements, logs carry a

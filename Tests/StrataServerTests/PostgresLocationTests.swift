@@ -4,6 +4,12 @@ import HummingbirdTesting
 import PostgresNIO
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Synchronization
 import Testing
 

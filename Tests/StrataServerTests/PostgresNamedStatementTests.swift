@@ -5,6 +5,12 @@ import PostgresNIO
 import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Key reads on PostgreSQL run as named prepared statements (``NamedStatements``).

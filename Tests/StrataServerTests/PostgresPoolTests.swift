@@ -5,6 +5,12 @@ import PostgresNIO
 import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The server's PostgreSQL pool: fixed in size, and a lease that waits too long gives up with a 503.

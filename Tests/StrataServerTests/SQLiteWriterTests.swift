@@ -2,6 +2,12 @@ import Foundation
 import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The SQLite writer runs `BEGIN`, single-row statements and `COMMIT` on the caller's thread; these

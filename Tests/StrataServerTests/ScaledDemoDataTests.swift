@@ -2,6 +2,12 @@ import Foundation
 import StrataCore
 import StrataDemo
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata demo-data`: CarDealer at any scale, the same rows on both databases.

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOCore
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A caller learns the names of exactly what it may use — through every path. A matrix of callers ×

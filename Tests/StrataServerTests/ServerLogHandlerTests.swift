@@ -1,6 +1,12 @@
 import Logging
 import NIOConcurrencyHelpers
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The server's log handler writes swift-log's stream format, and formats metadata only for the

@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Per-service settings: page size and the If-Match requirement, set before the server starts (as

@@ -3,6 +3,12 @@ import StrataCore
 import HTTPTypes
 import HummingbirdTesting
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Synchronization
 import Testing
 

@@ -2,6 +2,12 @@ import Foundation
 import StrataCore
 import HummingbirdTesting
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import StrataSQL
 import Testing
 

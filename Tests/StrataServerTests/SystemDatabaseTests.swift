@@ -6,6 +6,12 @@ import PostgresNIO
 import StrataSQL
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `--system-database`: Strata's own tables kept out of the database it serves, so that a role that

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import Logging
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Keys of views and tables without primary key: a unique index when there is one, else every

@@ -5,6 +5,12 @@ import PostgresNIO
 import ServiceLifecycle
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Row-level access rules on writes: a rule's filter is checked on the row before it changes and

@@ -8,6 +8,12 @@ import PostgresNIO
 @testable import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A small service the write tests provision next to the demo ones: a counter table for the

@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 import StrataCore
 import StrataServer
+import StrataStorage
+import StrataIdentity
+import StrataOData
+import StrataBlobs
+import StrataDataTables
+import StrataFeed
 import Testing
 
 /// Every refusal of a write: the right status, an OData error naming what is wrong, and nothing

@@ -36,7 +36,7 @@ public struct ODataEncoder: Sendable {
 /// One value being built; containers append child nodes before encoding into them, so nested
 /// encoders fill the tree in place.
 final class EncodingNode {
-    enum Content {
+    package enum Content {
         case empty
         case value(JSONValue)
         case object([(key: String, node: EncodingNode)])

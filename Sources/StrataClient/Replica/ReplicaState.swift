@@ -7,7 +7,7 @@ import StrataCore
 /// It changes only through ``apply(_:)`` of ``ReplicaMutation``s, which is also how the journal is
 /// replayed, so a reopened replica is exactly the one that was closed or killed.
 struct ReplicaState: Sendable {
-    struct Table: Sendable {
+    package struct Table: Sendable {
         var definition: ReplicaTable
         /// Empty until the table is first downloaded.
         var fields: [DataTableField] = []

@@ -5,19 +5,19 @@
 /// (joins) that reach them; `isof` is already decided (a Boolean literal or an `ne null` test) and an
 /// identity `cast` is gone. Untyped `null` literals keep a nil type: the enclosing binary node's
 /// `operandType` says what they stand for (`x eq null` compares in x's type and means `IS NULL`).
-public struct BoundExpression: Sendable, Hashable {
+package struct BoundExpression: Sendable, Hashable {
     /// The value's type; nil only for untyped `null` and arithmetic or negation on nothing else.
-    public var type: EDMPrimitiveType?
+    package var type: EDMPrimitiveType?
     /// What the node computes.
-    public var node: Node
+    package var node: Node
 
-    public init(type: EDMPrimitiveType?, node: Node) {
+    package init(type: EDMPrimitiveType?, node: Node) {
         self.type = type
         self.node = node
     }
 
     /// The kinds of bound nodes.
-    public indirect enum Node: Sendable, Hashable {
+    package indirect enum Node: Sendable, Hashable {
         /// A constant; its own type equals the node's type.
         case literal(ODataValue)
         /// A column, possibly on a joined table.
@@ -38,7 +38,7 @@ public struct BoundExpression: Sendable, Hashable {
     }
 
     /// Every property path in the expression, in reading order (with repeats).
-    public var propertyPaths: [BoundPropertyPath] {
+    package var propertyPaths: [BoundPropertyPath] {
         var paths: [BoundPropertyPath] = []
         collectPaths(into: &paths)
         return paths
@@ -59,36 +59,36 @@ public struct BoundExpression: Sendable, Hashable {
 
 /// A property reached from the entity the options apply to, through zero or more single-valued
 /// navigation properties: `PersonCar/Car/make` from PersonCarMaintenance is two hops and the column `make`.
-public struct BoundPropertyPath: Sendable, Hashable {
+package struct BoundPropertyPath: Sendable, Hashable {
     /// The joins, first to last; empty for a property of the entity itself.
-    public var navigation: [NavigationHop]
+    package var navigation: [NavigationHop]
     /// The property (column) at the end, on the last hop's target (or the entity itself).
-    public var property: EntityProperty
+    package var property: EntityProperty
 
-    public init(navigation: [NavigationHop], property: EntityProperty) {
+    package init(navigation: [NavigationHop], property: EntityProperty) {
         self.navigation = navigation
         self.property = property
     }
 
     /// The names of the navigation properties followed, which identify a join: paths with equal
     /// prefixes share the joins of that prefix.
-    public var navigationNames: [String] { navigation.map(\.property.name) }
+    package var navigationNames: [String] { navigation.map(\.property.name) }
 }
 
 /// One step through a navigation property that leads to at most one entity (`1` or `0..1`),
 /// with what a SQL translator needs to join: the far table and the column pairs.
-public struct NavigationHop: Sendable, Hashable {
+package struct NavigationHop: Sendable, Hashable {
     /// The qualified name of the entity type the hop starts from.
-    public var sourceTypeName: String
+    package var sourceTypeName: String
     /// The navigation property: its `joinColumns` pair columns of the source with columns of the target,
     /// and its `multiplicity` tells whether the target may be missing (`0..1`, an outer join).
-    public var property: NavigationProperty
+    package var property: NavigationProperty
     /// The entity set (table) at the far end.
-    public var targetSet: EntitySet
+    package var targetSet: EntitySet
     /// The entity type at the far end, whose properties the path continues with.
-    public var targetType: EntityType
+    package var targetType: EntityType
 
-    public init(sourceTypeName: String, property: NavigationProperty, targetSet: EntitySet, targetType: EntityType) {
+    package init(sourceTypeName: String, property: NavigationProperty, targetSet: EntitySet, targetType: EntityType) {
         self.sourceTypeName = sourceTypeName
         self.property = property
         self.targetSet = targetSet

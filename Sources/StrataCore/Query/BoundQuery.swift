@@ -1,24 +1,24 @@
 /// Query options checked against a model for one entity type: what the SQL planner and the serializer
 /// consume. Produced by ``QueryBinder/bind(_:to:)``.
-public struct BoundQuery: Sendable, Hashable {
+package struct BoundQuery: Sendable, Hashable {
     /// The entity type the options apply to (the entity set's or navigation's type).
-    public var entityType: EntityType
+    package var entityType: EntityType
     /// A Boolean expression, or nil when there is no `$filter`.
-    public var filter: BoundExpression?
+    package var filter: BoundExpression?
     /// Sort keys, most significant first.
-    public var orderBy: [BoundOrderByItem]
+    package var orderBy: [BoundOrderByItem]
     /// `$top` and `$skip` as parsed (within ``QueryLimits``).
-    public var top: Int?
-    public var skip: Int?
+    package var top: Int?
+    package var skip: Int?
     /// `$select` and `$expand` merged into one tree of what to read and write at each level.
-    public var projection: BoundProjection
+    package var projection: BoundProjection
     /// The remaining options, passed through unchanged from ``QueryOptions``.
-    public var inlineCount: InlineCount?
-    public var skipToken: String?
-    public var format: String?
-    public var customOptions: [CustomQueryOption]
+    package var inlineCount: InlineCount?
+    package var skipToken: String?
+    package var format: String?
+    package var customOptions: [CustomQueryOption]
 
-    public init(entityType: EntityType, filter: BoundExpression? = nil, orderBy: [BoundOrderByItem] = [],
+    package init(entityType: EntityType, filter: BoundExpression? = nil, orderBy: [BoundOrderByItem] = [],
                 top: Int? = nil, skip: Int? = nil, projection: BoundProjection, inlineCount: InlineCount? = nil,
                 skipToken: String? = nil, format: String? = nil, customOptions: [CustomQueryOption] = []) {
         self.entityType = entityType
@@ -36,7 +36,7 @@ public struct BoundQuery: Sendable, Hashable {
     /// Every chain of navigation hops that `$filter` and `$orderby` use, prefixes included, each once,
     /// in order of first use: the joins the SQL needs. `PersonCar/Car/make` yields `[PersonCar]` and
     /// `[PersonCar, Car]`.
-    public var navigationJoins: [[NavigationHop]] {
+    package var navigationJoins: [[NavigationHop]] {
         var joins: [[NavigationHop]] = []
         var seen: Set<[String]> = []
         let paths = (filter?.propertyPaths ?? []) + orderBy.flatMap(\.expression.propertyPaths)
@@ -51,13 +51,13 @@ public struct BoundQuery: Sendable, Hashable {
 }
 
 /// One bound `$orderby` key.
-public struct BoundOrderByItem: Sendable, Hashable {
+package struct BoundOrderByItem: Sendable, Hashable {
     /// An expression of a primitive type (never an untyped null).
-    public var expression: BoundExpression
+    package var expression: BoundExpression
     /// `asc` or `desc`.
-    public var direction: SortDirection
+    package var direction: SortDirection
 
-    public init(expression: BoundExpression, direction: SortDirection) {
+    package init(expression: BoundExpression, direction: SortDirection) {
         self.expression = expression
         self.direction = direction
     }
@@ -71,19 +71,19 @@ public struct BoundOrderByItem: Sendable, Hashable {
 /// property (`$select=PersonCar&$expand=PersonCar`) returns everything; an expanded navigation that
 /// `$select` leaves out is not returned, as in WCF Data Services. The planner still reads key and
 /// join columns that ``properties`` omits: the serializer needs keys for `__metadata`.
-public struct BoundProjection: Sendable, Hashable {
+package struct BoundProjection: Sendable, Hashable {
     /// The type of the entities at this level.
-    public var entityType: EntityType
+    package var entityType: EntityType
     /// The structural properties to write, in the type's property order.
-    public var properties: [EntityProperty]
+    package var properties: [EntityProperty]
     /// The navigation properties to write, in the type's order: expanded ones inline, others as `__deferred`.
-    public var navigationLinks: [NavigationProperty]
+    package var navigationLinks: [NavigationProperty]
     /// The expanded navigation properties at this level, in the order `$expand` first names them.
-    public var expansions: [BoundExpansion]
+    package var expansions: [BoundExpansion]
     /// True when the level writes every property and navigation link (no `$select`, `*`, or selected whole).
-    public var selectsAll: Bool
+    package var selectsAll: Bool
 
-    public init(entityType: EntityType, properties: [EntityProperty], navigationLinks: [NavigationProperty],
+    package init(entityType: EntityType, properties: [EntityProperty], navigationLinks: [NavigationProperty],
                 expansions: [BoundExpansion], selectsAll: Bool) {
         self.entityType = entityType
         self.properties = properties
@@ -93,23 +93,23 @@ public struct BoundProjection: Sendable, Hashable {
     }
 
     /// Everything of a type, nothing expanded: the projection of a request without `$select` and `$expand`.
-    public static func all(of entityType: EntityType) -> BoundProjection {
+    package static func all(of entityType: EntityType) -> BoundProjection {
         BoundProjection(entityType: entityType, properties: entityType.properties,
                         navigationLinks: entityType.navigationProperties, expansions: [], selectsAll: true)
     }
 }
 
 /// An expanded navigation property and what to return of the entities it leads to.
-public struct BoundExpansion: Sendable, Hashable {
+package struct BoundExpansion: Sendable, Hashable {
     /// The navigation property: `multiplicity` tells a collection from a single entity, `joinColumns`
     /// how to fetch the children of many parents in one statement.
-    public var property: NavigationProperty
+    package var property: NavigationProperty
     /// The entity set (table) the navigation leads to.
-    public var targetSet: EntitySet
+    package var targetSet: EntitySet
     /// What to return of the related entities.
-    public var projection: BoundProjection
+    package var projection: BoundProjection
 
-    public init(property: NavigationProperty, targetSet: EntitySet, projection: BoundProjection) {
+    package init(property: NavigationProperty, targetSet: EntitySet, projection: BoundProjection) {
         self.property = property
         self.targetSet = targetSet
         self.projection = projection

@@ -1,6 +1,6 @@
 /// Reads the comma-separated path lists of `$select` and `$expand`: `A, B/C, D/*`.
 struct PathListParser {
-    struct Item {
+    package struct Item {
         var segments: [String]
         var isWildcard: Bool
         /// 1-based column of the item's first character.

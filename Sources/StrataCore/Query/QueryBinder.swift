@@ -6,16 +6,16 @@
 ///
 /// The binder recurses once per level of the expression tree; the parser's ``QueryLimits`` bound that
 /// depth for anything that came from a URL.
-public struct QueryBinder: Sendable {
+package struct QueryBinder: Sendable {
     /// The model names and types are checked against.
-    public var model: ServiceModel
+    package var model: ServiceModel
 
-    public init(model: ServiceModel) {
+    package init(model: ServiceModel) {
         self.model = model
     }
 
     /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target).
-    public func bind(_ options: QueryOptions, to entityType: EntityType) throws(ODataError) -> BoundQuery {
+    package func bind(_ options: QueryOptions, to entityType: EntityType) throws(ODataError) -> BoundQuery {
         BoundQuery(
             entityType: entityType,
             filter: try options.filter.map { (e) throws(ODataError) in try bindFilter(e, on: entityType) },
@@ -30,7 +30,7 @@ public struct QueryBinder: Sendable {
     }
 
     /// Binds a `$filter`, which must be Boolean.
-    public func bindFilter(_ expression: QueryExpression, on entityType: EntityType) throws(ODataError) -> BoundExpression {
+    package func bindFilter(_ expression: QueryExpression, on entityType: EntityType) throws(ODataError) -> BoundExpression {
         let binder = ExpressionBinder(model: model, root: entityType, option: "$filter")
         let bound = try binder.bind(expression)
         guard bound.type == .boolean else {
@@ -41,7 +41,7 @@ public struct QueryBinder: Sendable {
     }
 
     /// Binds `$orderby` keys, which must be primitive values.
-    public func bindOrderBy(_ items: [OrderByItem], on entityType: EntityType) throws(ODataError) -> [BoundOrderByItem] {
+    package func bindOrderBy(_ items: [OrderByItem], on entityType: EntityType) throws(ODataError) -> [BoundOrderByItem] {
         let binder = ExpressionBinder(model: model, root: entityType, option: "$orderby")
         var bound: [BoundOrderByItem] = []
         for item in items {
@@ -55,7 +55,7 @@ public struct QueryBinder: Sendable {
     }
 
     /// Resolves `$select` and `$expand` into the projection tree.
-    public func bindProjection(select: [SelectItem], expand: [PropertyPath], on entityType: EntityType) throws(ODataError) -> BoundProjection {
+    package func bindProjection(select: [SelectItem], expand: [PropertyPath], on entityType: EntityType) throws(ODataError) -> BoundProjection {
         var binder = ProjectionBinder(model: model, root: entityType)
         for path in expand { try binder.expand(path) }
         for item in select { try binder.select(item) }

@@ -1,23 +1,23 @@
 /// Bounds on what one request's query options may ask for, so that a single URL cannot make the
 /// parser, the binder or the database do unbounded work. Exceeding any of them is a 400 that names
 /// the limit.
-public struct QueryLimits: Sendable, Hashable {
+package struct QueryLimits: Sendable, Hashable {
     /// How deeply `(…)`, function calls, `not` and `-` may nest in one `$filter` or `$orderby`
     /// expression. The parser checks it while it recurses, so deep input never exhausts the stack.
-    public var maxFilterDepth: Int
+    package var maxFilterDepth: Int
     /// How many nodes (operands, operators, calls) one `$filter` or `$orderby` expression may have.
     /// This also bounds the depth of long `a or b or c …` chains, which nest in the tree but not in the text.
-    public var maxFilterNodes: Int
+    package var maxFilterNodes: Int
     /// How many navigation properties one `$expand` path may chain (`A/B/C` is 3).
-    public var maxExpandDepth: Int
+    package var maxExpandDepth: Int
     /// How many comma-separated paths `$expand` may list.
-    public var maxExpandWidth: Int
+    package var maxExpandWidth: Int
     /// The largest `$top` a client may ask for.
-    public var maxTop: Int
+    package var maxTop: Int
     /// The longest raw (percent-encoded) query string accepted, in bytes.
-    public var maxQueryStringLength: Int
+    package var maxQueryStringLength: Int
 
-    public init(
+    package init(
         maxFilterDepth: Int = 50,
         maxFilterNodes: Int = 500,
         maxExpandDepth: Int = 5,
@@ -34,5 +34,5 @@ public struct QueryLimits: Sendable, Hashable {
     }
 
     /// 50 levels, 500 nodes, expand depth 5 and width 20, `$top` up to 10,000, 8 KiB of query string.
-    public static let `default` = QueryLimits()
+    package static let `default` = QueryLimits()
 }

@@ -1,11 +1,16 @@
 /// Parsers for the text of each system query option, already percent-decoded.
 ///
-/// ``QueryOptions/init(parsing:limits:)`` uses these for a whole query string; they are public for
+/// ``QueryOptions/init(parsing:)`` uses these for a whole query string; they are public for
 /// callers that hold one option's text. Every failure is a 400 whose message starts with the option
 /// and says where (1-based column into the given text) and what: `$filter: expected an operand after 'eq' at column 17`.
 public enum QueryOptionParser {
     /// Parses a `$filter` expression.
-    public static func filter(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> QueryExpression {
+    public static func filter(_ text: String) throws(ODataError) -> QueryExpression {
+        try filter(text, limits: .default)
+    }
+
+    /// The same, under the server's limits.
+    package static func filter(_ text: String, limits: QueryLimits) throws(ODataError) -> QueryExpression {
         var parser = try ExpressionParser(text, option: "$filter", limits: limits)
         let expression = try parser.parseExpression()
         guard parser.current.kind == .end else {
@@ -19,7 +24,12 @@ public enum QueryOptionParser {
 
     /// Parses `$orderby`: comma-separated expressions, each optionally followed by `asc` or `desc`.
     /// The limits on depth and nodes apply to each key.
-    public static func orderBy(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> [OrderByItem] {
+    public static func orderBy(_ text: String) throws(ODataError) -> [OrderByItem] {
+        try orderBy(text, limits: .default)
+    }
+
+    /// The same, under the server's limits.
+    package static func orderBy(_ text: String, limits: QueryLimits) throws(ODataError) -> [OrderByItem] {
         var items: [OrderByItem] = []
         var parser = try ExpressionParser(text, option: "$orderby", limits: limits)
         while true {
@@ -43,7 +53,12 @@ public enum QueryOptionParser {
     }
 
     /// Parses `$top`: a non-negative integer no larger than ``QueryLimits/maxTop``.
-    public static func top(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> Int {
+    public static func top(_ text: String) throws(ODataError) -> Int {
+        try top(text, limits: .default)
+    }
+
+    /// The same, under the server's limits.
+    package static func top(_ text: String, limits: QueryLimits) throws(ODataError) -> Int {
         let value = try nonNegativeInteger(text, option: "$top")
         guard let value, value <= limits.maxTop else {
             throw .badRequest("$top: \(text) exceeds the maximum of \(limits.maxTop); page through the rest with $skip or the response's __next link")
@@ -75,7 +90,12 @@ public enum QueryOptionParser {
     }
 
     /// Parses `$expand`: navigation paths such as `PersonCar/Car`, within the expand depth and width limits.
-    public static func expand(_ text: String, limits: QueryLimits = .default) throws(ODataError) -> [PropertyPath] {
+    public static func expand(_ text: String) throws(ODataError) -> [PropertyPath] {
+        try expand(text, limits: .default)
+    }
+
+    /// The same, under the server's limits.
+    package static func expand(_ text: String, limits: QueryLimits) throws(ODataError) -> [PropertyPath] {
         let items = try PathListParser.parse(text, option: "$expand", allowsWildcard: false)
         guard items.count <= limits.maxExpandWidth else {
             throw .badRequest("$expand: \(items.count) paths exceed the limit of \(limits.maxExpandWidth)")

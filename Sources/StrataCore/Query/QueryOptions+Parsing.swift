@@ -16,9 +16,14 @@ extension QueryOptions {
     /// (a leading `?` is allowed; `+` means a space).
     ///
     /// Unknown `$` options, a system option given twice, a query string longer than
-    /// ``QueryLimits/maxQueryStringLength`` and any malformed option are 400s. Options whose names do
+    /// the limit on the query string's length and any malformed option are 400s. Options whose names do
     /// not start with `$` are kept in ``customOptions``.
-    public init(parsing queryString: some StringProtocol, limits: QueryLimits = .default) throws(ODataError) {
+    public init(parsing queryString: some StringProtocol) throws(ODataError) {
+        try self.init(parsing: queryString, limits: .default)
+    }
+
+    /// The same, under the server's limits (``QueryLimits``).
+    package init(parsing queryString: some StringProtocol, limits: QueryLimits) throws(ODataError) {
         self.init()
         var raw = Substring(queryString)
         if raw.first == "?" { raw = raw.dropFirst() }

@@ -10,7 +10,7 @@
 ///
 /// let parsed = try QueryOptions(parsing: "$top=10&$orderby=lastName%20desc")
 /// ```
-/// Parsing checks syntax and ``QueryLimits``; ``QueryBinder`` then checks names and types against a model.
+/// Parsing checks syntax and the limits on size and depth; the server then checks names and types against its model.
 public struct QueryOptions: Sendable, Hashable {
     /// `$filter`: a Boolean expression rows must satisfy.
     public var filter: QueryExpression?

@@ -2,6 +2,10 @@ import Foundation
 import Hummingbird
 import NIOCore
 import StrataCore
+import StrataBlobs
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// Reading requests and writing answers of the `/admin` API.
 enum AdminJSON {

@@ -1,5 +1,7 @@
 import Hummingbird
 import StrataCore
+import StrataIdentity
+import StrataBlobs
 
 extension AdminRoutes {
     /// `/admin/container-grants`: rights of roles on blob containers. A missing `container` means

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import StrataCore
+import StrataIdentity
+import StrataStorage
 
 extension AdminRoutes {
     /// `/admin/keys`: the token signing keys, as `strata keys list|rotate` shows and changes them.

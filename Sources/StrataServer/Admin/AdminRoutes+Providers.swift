@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StrataCore
+import StrataIdentity
 
 extension AdminRoutes {
     /// `/admin/providers` and `/admin/sign-in`: hosted sign-in's providers (never their secrets) and

@@ -2,6 +2,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import StrataCore
+import StrataIdentity
+import StrataOData
 
 /// `/admin/…`: the CLI's account, grant and issuer operations over HTTP, for callers holding the
 /// `admin` role for every service. Bodies are JSON; names that are keys of a removal travel as

@@ -1,5 +1,7 @@
 import Foundation
 import StrataCore
+import StrataIdentity
+import StrataStorage
 
 /// `strata keys rotate|list`: the token signing keys every server on the system database shares.
 extension Administration {

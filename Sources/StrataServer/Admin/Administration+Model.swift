@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataOData
+import StrataStorage
 
 extension Administration {
     /// The model a server with `configuration` serves for `service`, written as a model file

@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import StrataCore
 import StrataSQL
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 extension Administration {
     /// Opens the system database of a configuration (`--data`, `--database`, `--system-database`) for the duration of

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataIdentity
 
 /// `strata provider …`, `strata service sign-in …` and `/admin/providers`, `/admin/sign-in`:
 /// identity providers of hosted sign-in, and how each service takes part in it.

@@ -1,4 +1,6 @@
 import StrataCore
+import StrataStorage
+import StrataIdentity
 
 /// How a per-service setting changes: back to the server's own option, or to a value of its own.
 public enum SettingChange<Value: Sendable & Hashable>: Sendable, Hashable {

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataOData
+import StrataStorage
 
 extension Administration {
     /// Switches change tracking of `service` on or off (`strata service track NAME [--tables A,B]

@@ -1,5 +1,8 @@
 import Foundation
 import StrataCore
+import StrataBlobs
+import StrataIdentity
+import StrataOData
 
 /// The account, grant and issuer operations of `strata user|grant|revoke|issuer` and of `/admin/…`.
 ///

@@ -1,5 +1,7 @@
 import Logging
 import ServiceLifecycle
+import StrataFeed
+import StrataStorage
 
 /// Listens, when services live in PostgreSQL, on the channel the change-capture triggers notify
 /// (`strata_feed`, the service's name as payload) and wakes that service's change-stream hub, so a

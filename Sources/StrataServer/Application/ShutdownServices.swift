@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import StrataStorage
 
 /// Starts the shutdown grace period as soon as a shutdown begins: when it ends, the statements still
 /// running stop (``StrataRuntime/shutdown``), so that the server can finish and exit in time.

@@ -6,6 +6,9 @@ import PostgresNIO
 import ServiceLifecycle
 import UnixSignals
 import StrataCore
+import StrataIdentity
+import StrataStorage
+import StrataFeed
 
 /// Builds a ready-to-run Strata server from a configuration.
 ///

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import StrataStorage
 
 /// Listens, on a PostgreSQL system database, for the changes other servers announce, and hands
 /// them to the ``SystemChangeDispatcher``: one connection per server, outside the pool, for as long

@@ -1,6 +1,8 @@
 import Logging
 import NIOCore
 import StrataCore
+import StrataOData
+import StrataStorage
 
 /// Watches one connection at the socket: closes it when the client is too slow or silent (see
 /// ``ConnectionLimits``), and fires its hang-up signal when the client goes away, so that the

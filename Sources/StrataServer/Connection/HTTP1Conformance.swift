@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import StrataCore
+import StrataOData
 
 /// What HTTP/1 asks of a server that Hummingbird's channel, which converts every message to the
 /// version-free HTTP types right behind NIO's decoder, cannot do by itself. It sits just before
@@ -142,33 +143,5 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         let loopBound = context.loopBound
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
-    }
-}
-
-extension ODataError {
-    /// The 400 for a request that is not valid HTTP/1.1, or whose body is malformed or ends early.
-    static func malformedHTTP(_ error: HTTPParserError) -> ODataError {
-        let problem: String
-        switch error {
-        case .invalidEOFState, .closedConnection:
-            problem = "The request body ended before it was complete: the connection was shut down before the bytes its Content-Length announced (or the last chunk) arrived"
-        case .invalidChunkSize:
-            problem = "The request body's chunked encoding is malformed: a chunk size is not a hexadecimal number the server accepts"
-        case .invalidContentLength, .unexpectedContentLength:
-            problem = "The request's Content-Length is not a valid length, or contradicts its Transfer-Encoding"
-        case .headerOverflow:
-            problem = "The request's headers are larger than the server accepts (80 KiB in all); send fewer or shorter headers"
-        case .invalidMethod:
-            problem = "The request's method is not one HTTP/1.1 defines; OData uses GET, HEAD, POST, PUT, PATCH, MERGE and DELETE"
-        case .invalidVersion:
-            problem = "The request line does not end with HTTP/1.0 or HTTP/1.1"
-        case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort:
-            problem = "The request's target is not a valid URL; percent-encode spaces, control characters and other reserved bytes"
-        case .invalidHeaderToken, .lfExpected, .invalidCharactersUsed, .invalidConstant:
-            problem = "The request line or a header holds characters HTTP does not allow there (control characters, or a line not ended by CRLF)"
-        default:
-            problem = "The request is not valid HTTP/1.1 (\(error))"
-        }
-        return ODataError(status: 400, code: "MalformedRequest", message: problem + "; nothing was changed.")
     }
 }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Prometheus
 import Synchronization
+import StrataStorage
 
 /// The metrics one server exposes at `/metrics`, in its own Prometheus registry (not the process-wide
 /// `MetricsSystem`, so several servers in one test process count separately).

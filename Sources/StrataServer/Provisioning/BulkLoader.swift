@@ -1,5 +1,6 @@
 import StrataCore
 import StrataSQL
+import StrataStorage
 
 /// Writes rows into a service's tables with multi-row `INSERT … VALUES` statements, every value
 /// bound, inside the transaction of ``ProvisioningTarget/load(into:_:)``.

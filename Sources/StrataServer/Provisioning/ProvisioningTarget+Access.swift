@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataSQL
+import StrataIdentity
 
 /// An account a provisioner creates, with a random password.
 package struct ProvisionedAccount: Sendable {

@@ -1,6 +1,7 @@
 import NIOCore
 import StrataCore
 import StrataSQL
+import StrataBlobs
 
 extension ProvisioningTarget {
     /// Where blobs are served: `/blobs/CONTAINER/NAME`.

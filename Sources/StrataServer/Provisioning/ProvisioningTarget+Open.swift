@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StrataCore
 import StrataSQL
+import StrataStorage
 
 extension ProvisioningTarget {
     /// Opens the data a server with the same options would serve, without a server, for the

@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import StrataCore
 import StrataSQL
+import StrataBlobs
+import StrataIdentity
+import StrataStorage
 
 /// What a provisioner may create in a server's data: services from SQL scripts, their settings,
 /// blob containers and blobs, anonymous access and accounts. Every operation leaves existing

@@ -2,6 +2,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import StrataCore
+import StrataIdentity
+import StrataOData
 
 /// `/auth/token`, `/auth/logout`, `/auth/me` and `/.well-known/jwks.json`.
 enum AuthRoutes {

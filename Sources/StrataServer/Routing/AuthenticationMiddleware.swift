@@ -1,6 +1,8 @@
 import HTTPTypes
 import Hummingbird
 import StrataCore
+import StrataIdentity
+import StrataOData
 
 /// Sets ``StrataRequestContext/principal`` from the `Authorization` header (Bearer or Basic) of
 /// every request, and gives every 401 below it the `WWW-Authenticate` challenge.

@@ -3,6 +3,8 @@ import Hummingbird
 import Logging
 import NIOCore
 import StrataCore
+import StrataOData
+import StrataStorage
 
 /// `POST /{service}/$batch`: runs queries through the same endpoint as single requests, and each
 /// change set in one transaction, all or nothing; answers 202 with one part per operation.

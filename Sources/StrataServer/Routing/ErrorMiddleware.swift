@@ -1,5 +1,7 @@
 import Hummingbird
 import StrataCore
+import StrataIdentity
+import StrataOData
 
 /// Turns every error into an OData error response, so no client ever sees a stack trace or an empty
 /// 500. The mapping (``ODataError/from(_:logger:)``) is Serialization's; unexpected errors are

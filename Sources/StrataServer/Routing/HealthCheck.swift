@@ -2,6 +2,8 @@ import Hummingbird
 import Logging
 import StrataCore
 import StrataSQL
+import StrataOData
+import StrataStorage
 
 /// `GET /health/live` and `GET /health/ready` (also `/health`), for load balancers and orchestrators.
 ///

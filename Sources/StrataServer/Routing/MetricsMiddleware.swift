@@ -1,4 +1,5 @@
 import Hummingbird
+import StrataIdentity
 
 /// Counts requests and measures their latency by route, method and status.
 struct MetricsMiddleware: RouterMiddleware {

@@ -1,6 +1,11 @@
 import HTTPTypes
 import Hummingbird
 import StrataCore
+import StrataDataTables
+import StrataFeed
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// The OData entry point for `/{service}/…`: parses the URL, finds the service, and dispatches:
 /// service document and `$metadata`, reads (GET/HEAD), writes, `$batch` (``BatchEndpoint``) and
@@ -36,7 +41,7 @@ struct ODataEndpoint: Sendable {
         if method == .get || method == .head {
             body = []
         } else {
-            body = try await RequestBody.collect(request, limit: runtime.configuration.maxBodySize)
+            body = try await BodyReader.collect(request, limit: runtime.configuration.maxBodySize)
         }
         // The request's statements run under the server's limits, or the service's own timeout, and
         // its scans count against the caller's share (the caller's key is worked out only by scans).

@@ -2,6 +2,10 @@ import Hummingbird
 import HTTPTypes
 import Logging
 import StrataCore
+import StrataBlobs
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// Builds the router: operational endpoints first, then every other path is an OData service.
 enum Routes {

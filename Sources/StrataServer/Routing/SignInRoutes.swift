@@ -1,6 +1,9 @@
 import HTTPTypes
 import Hummingbird
 import StrataCore
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// Hosted sign-in: `/auth/providers`, `/auth/sign-in`, `/auth/authorize`, `/auth/callback/{provider}`,
 /// `/auth/sign-up`, `/auth/link` and `/auth/me/provider-token` (``HostedSignIn``; the code is

@@ -1,5 +1,8 @@
 import HTTPTypes
 import Hummingbird
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// Sends each request to the OData endpoint or to the router by the first segment of its path.
 ///

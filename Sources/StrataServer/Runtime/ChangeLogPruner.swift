@@ -1,5 +1,7 @@
 import Logging
 import Synchronization
+import StrataOData
+import StrataStorage
 
 /// Deletes changes older than the retention from every tracked service's log
 /// (docs/design/CHANGE-FEED.md §1, "Retention and pruning"), and change-set receipts as old

@@ -1,6 +1,9 @@
 import Logging
 import StrataCore
 import Synchronization
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// A loaded service, and the narrower models it is served as: to callers without the roles its
 /// model file names for some columns (`readableBy`), and to callers whose rights reach only some of

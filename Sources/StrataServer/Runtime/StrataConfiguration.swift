@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import StrataCore
+import StrataIdentity
+import StrataStorage
 
 /// Everything `strata serve` can be told; the CLI fills it from options and `STRATA_*` variables.
 public struct StrataConfiguration: Sendable {
@@ -42,7 +44,8 @@ public struct StrataConfiguration: Sendable {
     /// Requests beyond it wait for a free connection (up to ``databaseConnectionWait``).
     public var databaseConnections: Int = 10
     /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
-    public var queryLimits: QueryLimits
+    /// `package`, as the parser's limits are: the command line's options set them.
+    package var queryLimits: QueryLimits = .default
     /// The largest request body accepted, in bytes (a `$batch` counts as one body); larger ones get 413.
     public var maxBodySize: Int
     /// The most rows one `$sql` query may answer; a query that would return more is refused with a
@@ -109,13 +112,11 @@ public struct StrataConfiguration: Sendable {
         database: DatabaseLocation? = nil,
         publicBaseURL: String? = nil,
         pageSize: Int = 1000,
-        queryLimits: QueryLimits = .default,
         maxBodySize: Int = 16 * 1024 * 1024,
         sqlRowLimit: Int = 10_000,
         logLevel: Logger.Level = .info
     ) {
         self.sqlRowLimit = sqlRowLimit
-        self.queryLimits = queryLimits
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

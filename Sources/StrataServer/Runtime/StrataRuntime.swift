@@ -3,6 +3,11 @@ import Logging
 import StrataCore
 import StrataSQL
 import Synchronization
+import StrataBlobs
+import StrataFeed
+import StrataIdentity
+import StrataOData
+import StrataStorage
 
 /// The server's state: its store of services, the models read from their catalogs, its metrics.
 ///

@@ -1,5 +1,7 @@
 import Logging
 import Synchronization
+import StrataStorage
+import StrataIdentity
 
 /// Applies on this server the changes other servers announce on the system database
 /// (``SystemChange``), as the listener receives them:

@@ -5,6 +5,12 @@ import Logging
 import StrataClient
 import StrataDemo
 import StrataServer
+import StrataStorage
+import StrataIdentity
+import StrataOData
+import StrataBlobs
+import StrataDataTables
+import StrataFeed
 
 /// A live demo server of its own with an administrator account, for the blob client tests.
 struct BlobServer: Sendable {

@@ -5,6 +5,12 @@ import Logging
 import StrataClient
 import StrataDemo
 import StrataServer
+import StrataStorage
+import StrataIdentity
+import StrataOData
+import StrataBlobs
+import StrataDataTables
+import StrataFeed
 import Testing
 
 /// A real `strata serve` on an ephemeral loopback port, spoken to over real sockets.

@@ -3,6 +3,12 @@ import PostgresNIO
 @testable import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Applying tracking with a database role that may not create triggers fails with an error naming

@@ -5,6 +5,12 @@ import PostgresNIO
 @testable import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Change capture (docs/design/CHANGE-FEED.md §1–2): triggers record every write to a tracked

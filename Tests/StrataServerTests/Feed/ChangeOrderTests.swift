@@ -4,6 +4,12 @@ import HummingbirdTesting
 import PostgresNIO
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Positions and commit order (docs/design/CHANGE-FEED.md §2): a reader never skips a change of a

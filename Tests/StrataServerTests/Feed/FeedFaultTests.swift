@@ -5,6 +5,12 @@ import NIOConcurrencyHelpers
 import NIOCore
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Synchronization
 import Testing
 

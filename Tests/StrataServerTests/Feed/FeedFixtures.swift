@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOCore
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The service the change-feed tests follow: items with an owner (for row filters), a price (for

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOCore
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The change stream (`$feed`, Server-Sent Events) over real sockets: committed changes in commit

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOCore
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `$tables` with the change feed: `track=1`, `since=`, `wait=`, one token for several tables, and

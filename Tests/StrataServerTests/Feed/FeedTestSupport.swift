@@ -4,6 +4,12 @@ import PostgresNIO
 @testable import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A running server on a fresh copy of the demo data whose `cardealer` service is tracked, with

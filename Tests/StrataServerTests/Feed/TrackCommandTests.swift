@@ -1,6 +1,12 @@
 import Foundation
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata service track` as a person runs it, against a SQLite data directory: triggers and the

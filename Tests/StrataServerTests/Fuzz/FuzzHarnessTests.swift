@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOCore
 import StrataDemo
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The fuzz harness: generated `$filter`, `$sql`, JSON bodies and `$batch` requests against a

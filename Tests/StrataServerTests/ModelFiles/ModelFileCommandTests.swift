@@ -1,5 +1,11 @@
 import Foundation
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata service model` and `strata service reload` as a person runs them: the model printed,

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A service shaped by its model file, end to end on both databases: a fixture made by plain SQL

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Model files live in the system database, so every server on it serves a service the same way;

@@ -2,6 +2,12 @@ import Foundation
 @testable import StrataClient
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Two replicas that edit offline converge, whichever syncs first, with conflicts settled and

@@ -2,6 +2,12 @@ import Foundation
 @testable import StrataClient
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata sync` as a process, killed with SIGKILL at moments spread over its run — before it

@@ -4,6 +4,12 @@ import Observation
 @testable import StrataClient
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The observable store over a replica: queries that follow local edits and pulls, and the

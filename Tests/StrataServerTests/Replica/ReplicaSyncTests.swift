@@ -2,6 +2,12 @@ import Foundation
 @testable import StrataClient
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The offline replica against a real server over a socket, on both databases: download, local

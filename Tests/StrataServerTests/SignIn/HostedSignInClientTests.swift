@@ -5,6 +5,12 @@ import FoundationNetworking
 @testable import StrataCore
 import StrataClient
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// StrataClient's side of hosted sign-in against the real provider: `AuthSession.signIn(with:)`

@@ -3,6 +3,12 @@ import Logging
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// What hosted sign-in refuses, each with a clear error and without sending anyone anywhere the

@@ -1,6 +1,12 @@
 import Foundation
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Hosted sign-in against a real OpenID Connect provider (django-oidc-provider, Fixtures/oidc),

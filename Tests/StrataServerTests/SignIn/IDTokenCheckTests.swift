@@ -4,6 +4,12 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Each check Strata makes of a provider's answer, against a provider that fails it on purpose

@@ -1,6 +1,12 @@
 import Foundation
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `strata login SERVER --provider NAME` as a process: it prints the URL, a browser signs in at the

@@ -5,6 +5,12 @@ import JWTKit
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 
 /// An OpenID Connect provider that misbehaves as a test tells it to: ID tokens for another
 /// audience, with another nonce or issuer, signed by a key its JWKS lacks; answers naming another

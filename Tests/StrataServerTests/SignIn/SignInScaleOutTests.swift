@@ -3,6 +3,12 @@ import HTTPTypes
 import HummingbirdTesting
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Behind a load balancer each step of a sign-in may reach another server: flows and codes live

@@ -4,6 +4,12 @@ import HummingbirdTesting
 import Logging
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// `/auth/authorize` is anonymous and stores a flow: one client address may keep only so many open

@@ -4,6 +4,12 @@ import Logging
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A Strata server on a real loopback port with real OpenID Connect providers (``OIDCTestProvider``)

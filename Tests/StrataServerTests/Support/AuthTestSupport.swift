@@ -6,6 +6,12 @@ import NIOConcurrencyHelpers
 import NIOCore
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A clock the tests move by hand, for token expiry and throttling windows.

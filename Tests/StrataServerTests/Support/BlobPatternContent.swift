@@ -3,6 +3,12 @@ import NIOCore
 import NIOConcurrencyHelpers
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 
 /// Content of any size made as it is read, so that a test can stream a large blob into a store
 /// without holding it: byte `i` is byte `i % 8` of the little-endian word `(i / 8) × 0x9E3779B97F4A7C15`,

@@ -5,6 +5,12 @@ import NIOConcurrencyHelpers
 import StrataCore
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A service made by plain SQL whose names are not OData identifiers, as sample databases have

@@ -1,6 +1,12 @@
 import Foundation
 import HummingbirdTesting
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// A TCP connection to a loopback server that the test drives byte by byte: what slow, silent or

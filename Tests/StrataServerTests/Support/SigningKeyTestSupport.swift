@@ -4,6 +4,12 @@ import JWTKit
 import Logging
 import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Helpers of the signing key tests: a second server on the same system database, the keys as

@@ -4,6 +4,12 @@ import PostgresNIO
 @testable import StrataDemo
 import StrataSQL
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// The databases every end-to-end test runs against, with the same expectations.

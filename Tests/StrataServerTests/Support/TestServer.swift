@@ -5,6 +5,12 @@ import HTTPTypes
 import NIOCore
 @testable import StrataCore
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Runs a test against a Strata server on a fresh copy of the demo data, through Hummingbird's

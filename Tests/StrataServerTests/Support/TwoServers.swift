@@ -2,6 +2,12 @@ import Foundation
 import HummingbirdTesting
 import PostgresNIO
 @testable import StrataServer
+@testable import StrataStorage
+@testable import StrataIdentity
+@testable import StrataOData
+@testable import StrataBlobs
+@testable import StrataDataTables
+@testable import StrataFeed
 import Testing
 
 /// Two servers on one PostgreSQL database, with data directories of their own, as two machines

@@ -1,0 +1,108 @@
+import Hummingbird
+import NIOCore
+import StrataCore
+import StrataOData
+
+/// Writes `$tables` answers chunk by chunk: each table's header, then its rows as they come from
+/// the database in keyset chunks (``CollectionReader``), so memory does not grow with the table.
+///
+/// The first chunk of the first table is read before the response starts, so a failing query
+/// still answers with an error status; after that, bytes flow as rows arrive.
+struct CompactTableStream: ChunkedBody {
+    /// One table to write: its definitions and how to read its rows.
+    package struct Table: Sendable {
+        var name: String
+        var fields: [DataTableField]
+        /// Positions, in the rows the reader returns, of the fields' values.
+        var positions: [Int]
+        var reader: CollectionReader
+        /// `$top`: rows wanted in all; nil for all.
+        var top: Int?
+        /// `$skip`: rows to pass over first.
+        var skip: Int
+    }
+
+    let tables: [Table]
+    /// `{"tables":[…]}` around the tables; a single-table request answers the table alone.
+    let wrapped: Bool
+    var chunkSize = 1000
+    /// A change-feed token for the state the tables were read in (`$tables?…&track=1`), written
+    /// after the tables: in the document, or in the table object of a single-table answer.
+    var token: String?
+
+    private var writer = JSONWriter(capacity: 64 * 1024)
+    private var index = 0
+    private var started = false
+    private var finished = false
+    private var position: [ODataValue]?
+    private var remaining: Int?
+    private var offset = 0
+
+    init(tables: [Table], wrapped: Bool, token: String? = nil) {
+        self.tables = tables
+        self.wrapped = wrapped
+        self.token = token
+    }
+
+    /// The response: the first chunk read now, the rest streamed.
+    static func response(_ stream: CompactTableStream) async throws -> Response {
+        var stream = stream
+        let first = try await stream.nextBytes() ?? []
+        return ODataResponse.streamed(first: first, rest: stream, headers: [.contentType: ODataResponse.jsonContentType])
+    }
+
+    /// The next bytes of the document, or nil when it is complete.
+    mutating func nextBytes() async throws -> [UInt8]? {
+        guard !finished else { return nil }
+        if !started {
+            started = true
+            if wrapped { CompactTableWriter.beginDocument(into: &writer) }
+            beginTable()
+        }
+        while writer.count < 16 * 1024, !finished {
+            try await step()
+        }
+        return writer.takeBytes()
+    }
+
+    private mutating func beginTable() {
+        guard index < tables.count else {
+            if wrapped { endWithToken() }
+            finished = true
+            return
+        }
+        let table = tables[index]
+        CompactTableWriter.begin(name: table.name, fields: table.fields, into: &writer)
+        position = nil
+        remaining = table.top
+        offset = table.skip
+    }
+
+    /// `]}` with the token, if any, before the `}`.
+    private mutating func endWithToken() {
+        writer.endArray()
+        CompactTableWriter.resume(token: token, next: nil, into: &writer)
+        writer.endObject()
+    }
+
+    /// Reads and writes one chunk of the current table, moving to the next table at its end.
+    private mutating func step() async throws {
+        let table = tables[index]
+        let want = min(chunkSize, remaining ?? .max)
+        var done = want == 0
+        if want > 0 {
+            let rows = try await table.reader.fetch(limit: want + 1, offset: offset, after: position)
+            let used = rows.prefix(want)
+            for row in used { CompactTableWriter.row(table.positions.map { row.values[$0] }, into: &writer) }
+            remaining = remaining.map { $0 - used.count }
+            offset = 0
+            position = used.last?.position ?? position
+            done = rows.count <= want || remaining == 0
+        }
+        if done {
+            if wrapped { CompactTableWriter.end(into: &writer) } else { endWithToken() }
+            index += 1
+            beginTable()
+        }
+    }
+}

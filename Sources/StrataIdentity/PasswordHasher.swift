@@ -1,0 +1,49 @@
+import HummingbirdBcrypt
+import NIOPosix
+import StrataCore
+import StrataStorage
+
+/// bcrypt hashing and checking, on a thread pool of its own (``BlockingPools/passwords``), so that
+/// a few hundred milliseconds of hashing never stall the event loops, the cooperative pool or
+/// SQLite's queries.
+package struct PasswordHasher: Sendable {
+    let cost: UInt8
+    /// A hash of a random password at the same cost. Checking a login for an unknown account
+    /// against it takes as long as a real check, so timing does not tell which accounts exist.
+    let dummyHash: String
+
+    /// bcrypt reads at most 72 bytes; longer passwords would be silently cut, so they are refused.
+    static let maximumBytes = 72
+
+    package init(cost: Int) throws {
+        guard (4...31).contains(cost) else {
+            throw ConfigurationError("the password hash cost must be between 4 and 31, not \(cost)")
+        }
+        self.cost = UInt8(cost)
+        self.dummyHash = Bcrypt.hash(RandomSecret.token(bytes: 16), cost: UInt8(cost))
+    }
+
+    /// Checks that a new password can be stored and checked faithfully.
+    static func validate(_ password: String) throws(ODataError) {
+        guard !password.isEmpty else { throw .badRequest("The password is empty.") }
+        guard password.utf8.count <= maximumBytes else {
+            throw .badRequest("The password is longer than \(maximumBytes) bytes (UTF-8), which bcrypt cannot check in full.")
+        }
+        guard !password.utf8.contains(0) else { throw .badRequest("The password contains a NUL character.") }
+    }
+
+    package func hash(_ password: String) async throws -> String {
+        try Self.validate(password)
+        let cost = self.cost
+        return try await BlockingPools.passwords.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    /// Checks a password against a stored hash, or against the dummy hash when there is none.
+    /// Passwords bcrypt could not have stored never match.
+    func verify(_ password: String, hash: String?) async throws -> Bool {
+        let storable = !password.isEmpty && password.utf8.count <= Self.maximumBytes && !password.utf8.contains(0)
+        let target = hash ?? dummyHash
+        let matches = try await BlockingPools.passwords.runIfActive { Bcrypt.verify(password, hash: target) }
+        return matches && storable && hash != nil
+    }
+}

@@ -1,0 +1,69 @@
+import StrataCore
+import StrataSQL
+import StrataStorage
+
+/// Reads the entities of a collection in chunks, each chunk a keyset continuation of the one before,
+/// so that memory stays bounded however large the collection is.
+package struct CollectionReader: Sendable {
+    let database: any Database
+    /// The entities' query: selected columns, joins and filters; no order or limit yet.
+    let query: SelectQuery
+    /// Total order of the collection; ends with the entity key.
+    let sortKeys: [SortKey]
+    /// EDM types of the query's selected columns.
+    let columnTypes: [EDMPrimitiveType?]
+
+    package init(database: any Database, query: SelectQuery, sortKeys: [SortKey], columnTypes: [EDMPrimitiveType?]) {
+        self.database = database
+        self.query = query
+        self.sortKeys = sortKeys
+        self.columnTypes = columnTypes
+    }
+
+    package struct Row: Sendable {
+        package var values: [ODataValue]
+        /// The row's sort key values, naming its position for the next chunk.
+        package var position: [ODataValue]
+    }
+
+    /// Up to `limit` rows after `position` (or, on the first chunk, after skipping `offset` rows).
+    package func fetch(limit: Int, offset: Int, after position: [ODataValue]?) async throws -> [Row] {
+        let statement = SQLRenderer.render(chunkQuery(limit: limit, offset: offset, after: position), dialect: database.dialect)
+        let types = columnTypes + sortKeys.map(\.type)
+        let result = try await database.scan { connection in
+            try await connection.query(statement, types: types)
+        }
+        let width = columnTypes.count
+        return result.rows.map { row in
+            Row(values: Array(row[..<width]), position: Array(row[width...]))
+        }
+    }
+
+    func chunkQuery(limit: Int, offset: Int, after position: [ODataValue]?) -> SelectQuery {
+        var chunk = query
+        for (index, key) in sortKeys.enumerated() {
+            chunk.items.append(SelectColumn(expression: key.expression, alias: "s\(index)"))
+        }
+        if let position {
+            chunk.filter(KeysetContinuation.after(position, keys: sortKeys))
+        }
+        chunk.orderBy = sortKeys.map(\.orderTerm)
+        chunk.limit = limit
+        chunk.offset = offset
+        return chunk
+    }
+}
+
+/// How many rows a response may hold and where it starts.
+struct PageLimits: Sendable {
+    /// `$top`: rows requested in all pages together; nil for all.
+    var top: Int?
+    /// `$skip`, applied before the first row of the first page.
+    var skip: Int = 0
+    /// Server-driven page size; nil when the response must hold every row (V1 clients cannot follow `__next`).
+    var pageSize: Int?
+    /// From `$skiptoken`: continue after this position.
+    var continuation: [ODataValue]?
+    /// Rows per database round trip while streaming.
+    var chunkSize: Int = 1000
+}

@@ -1,0 +1,96 @@
+import HTTPTypes
+import Hummingbird
+import StrataCore
+
+/// Writes what a read found (``ReadResult``) as OData V2 verbose JSON — `{"d":…}` — or as text for
+/// `$value` and `$count`, and makes the response: whole for single values, streamed for collections.
+package struct ReadResponse {
+    let call: ODataCall
+
+    package init(call: ODataCall) {
+        self.call = call
+    }
+
+    private var version: ODataVersion { call.version }
+    private var serializer: EntitySerializer { EntitySerializer(serviceRoot: call.serviceRoot, version: version) }
+
+    /// What a tracked read (`Prefer: odata.track-changes`) adds to a collection: `!deltastart` in
+    /// its `__next` links and the `__delta` link on its last page.
+    package struct Tracking: Sendable {
+        var start: String
+        var deltaLink: String
+
+        package init(start: String, deltaLink: String) {
+            self.start = start
+            self.deltaLink = deltaLink
+        }
+    }
+
+    package func response(_ result: ReadResult, tracking: Tracking? = nil) -> Response {
+        switch result {
+        case .entity(let entity, let shape, let tag):
+            // An entity with its metadata and deferred links outgrows the default 256 bytes; growing twice
+            // cost more than the larger buffer.
+            var writer = JSONWriter(capacity: 1024)
+            writer.beginObject()
+            writer.key("d")
+            serializer.write(entity, shape: shape, tag: tag, into: &writer)
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead, eTag: tag?.headerValue)
+        case .notModified(let tag):
+            return EntityTag.notModifiedResponse(tag)
+        case .entities(let rows, let shape):
+            let serializer = self.serializer
+            return stream(rows, tracking: tracking) { row, writer in serializer.write(row, shape: shape, into: &writer) }
+        case .property(let value, let property):
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("d")
+            writer.beginObject()
+            writer.key(property.name)
+            serializer.writeValue(value, property: property, into: &writer)
+            writer.endObject()
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        case .rawValue(let value):
+            return RawValue.response(value, version: version, headRequest: call.isHead)
+        case .count(let count):
+            return ODataResponse.body(Array(String(count).utf8),
+                                      headers: [.contentType: ODataResponse.textContentType, ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue],
+                                      headRequest: call.isHead)
+        case .link(let row, let shape):
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("d")
+            Self.link(root: call.serviceRoot, shape: shape)(row, &writer)
+            writer.endObject()
+            return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        case .links(let rows, let shape):
+            return stream(rows, writeRow: Self.link(root: call.serviceRoot, shape: shape))
+        }
+    }
+
+    /// `{"uri":…}` of one linked entity.
+    private static func link(root: String, shape: EntityShape) -> @Sendable (EntityRow, inout JSONWriter) -> Void {
+        { row, writer in
+            writer.beginObject()
+            writer.key("uri")
+            writer.string(root + shape.relativeURI(row.values))
+            writer.endObject()
+        }
+    }
+
+    /// A collection, written as its rows arrive, with server-driven paging.
+    private func stream(_ rows: CollectionRows, tracking: Tracking? = nil,
+                        writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
+        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: version.headerValue]
+        if tracking != nil { headers[DeltaRequest.preferenceAppliedHeader] = DeltaRequest.trackChanges }
+        if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
+        headers[.contentLength] = nil
+        var stream = CollectionStream(rows: rows, version: version, writeRow: writeRow,
+                                      nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url,
+                                                                 extra: tracking.map { (DeltaRequest.deltaStartOption, $0.start) }))
+        stream.deltaLink = tracking?.deltaLink
+        return ODataResponse.streamed(stream, headers: headers)
+    }
+}

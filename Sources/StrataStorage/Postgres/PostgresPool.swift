@@ -1,0 +1,93 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// postgres-nio's connection pool, which the server can replace by a fresh one.
+///
+/// While PostgreSQL is down, postgres-nio's pool retries with a delay that grows to a minute, so
+/// after an outage it could take that long to notice the database is back. When the control
+/// connection sees it back (``PostgresAvailability``), the server starts a new pool, which connects
+/// at once, and stops the old one. A pool made from a given client (the command line, tests) is
+/// never replaced and is run by its owner.
+package final class PostgresPool: Service, Sendable {
+    private let configuration: PostgresClient.Configuration?
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let started: AsyncStream<PostgresClient>.Continuation
+    private let starts: AsyncStream<PostgresClient>
+
+    private struct State {
+        var client: PostgresClient
+        /// Counts replacements: connection ids start again at 0 in each new pool.
+        var generation = 0
+        var runs: [ObjectIdentifier: Task<Void, Never>] = [:]
+    }
+
+    /// A pool the server runs (as a service) and may replace.
+    package init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        state = Mutex(State(client: PostgresClient(configuration: configuration, backgroundLogger: logger)))
+        (starts, started) = AsyncStream.makeStream()
+    }
+
+    /// The given client, run by its owner; never replaced.
+    init(fixed client: PostgresClient, logger: Logger) {
+        configuration = nil
+        self.logger = logger
+        state = Mutex(State(client: client))
+        (starts, started) = AsyncStream.makeStream()
+        started.finish()
+    }
+
+    /// The pool to lease from now.
+    var client: PostgresClient { state.withLock { $0.client } }
+
+    /// The pool to lease from now, and which one it is (its connections' ids repeat other pools').
+    var current: (client: PostgresClient, generation: Int) { state.withLock { ($0.client, $0.generation) } }
+
+    var isReplaceable: Bool { configuration != nil }
+
+    /// Runs the first pool and every later one until the service stops (or shuts down gracefully,
+    /// as postgres-nio's own pool does).
+    package func run() async {
+        guard configuration != nil else { return }
+        await cancelWhenGracefulShutdown { await self.runPools() }
+    }
+
+    private func runPools() async {
+        start(client)
+        await withTaskCancellationHandler {
+            for await _ in starts {}
+        } onCancel: {
+            started.finish()
+            let runs = state.withLock { Array($0.runs.values) }
+            for run in runs { run.cancel() }
+        }
+        let runs = state.withLock { Array($0.runs.values) }
+        for run in runs { await run.value }
+    }
+
+    private func start(_ client: PostgresClient) {
+        let run = Task { await client.run() }
+        state.withLock { $0.runs[ObjectIdentifier(client)] = run }
+        started.yield(client)
+    }
+
+    /// Starts a new pool for new leases and stops the current one (its waiting leases fail, as they
+    /// would have anyway while the database was away).
+    func replace() {
+        guard let configuration else { return }
+        let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        start(fresh)
+        let retired = state.withLock { state -> Task<Void, Never>? in
+            let old = state.client
+            state.client = fresh
+            state.generation += 1
+            return state.runs.removeValue(forKey: ObjectIdentifier(old))
+        }
+        retired?.cancel()
+        logger.notice("PostgreSQL is reachable again: opened a new connection pool")
+    }
+}
