@@ -10,7 +10,7 @@ import StrataStorage
 
 /// `GET` and `HEAD /blobs/{container}/{name}`: conditional, ranged, streamed from the store.
 struct BlobDownload {
-    let blobs: BlobServices
+    let blobs: BlobRuntime
     let container: String
     let name: String
     let headers: HTTPFields

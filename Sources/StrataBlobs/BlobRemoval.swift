@@ -6,7 +6,7 @@ import StrataOData
 
 /// `DELETE /blobs/{container}/{name}`, honouring `If-Match` and `If-Unmodified-Since`.
 struct BlobRemoval {
-    let blobs: BlobServices
+    let blobs: BlobRuntime
     let container: String
     let name: String
     let headers: HTTPFields

@@ -16,7 +16,7 @@ import StrataIdentity
 package enum BlobRoutes {
     static let methods: [HTTPRequest.Method] = [.get, .head, .put, .delete, .post, .patch, .options, HTTPRequest.Method("MERGE")!]
 
-    package static func register(on router: Router<StrataRequestContext>, blobs: BlobServices) {
+    package static func register(on router: Router<StrataRequestContext>, blobs: BlobRuntime) {
         for method in methods {
             for path in ["/blobs", "/blobs/**"] {
                 router.on(RouterPath(path), method: method) { request, context in
@@ -26,7 +26,7 @@ package enum BlobRoutes {
         }
     }
 
-    static func handle(_ request: Request, context: StrataRequestContext, blobs: BlobServices) async throws -> Response {
+    static func handle(_ request: Request, context: StrataRequestContext, blobs: BlobRuntime) async throws -> Response {
         let target = try BlobTarget(rawPath: request.uri.path)
         let method = request.method, isHead = method == .head
         let principal = context.principal

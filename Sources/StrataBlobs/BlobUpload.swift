@@ -13,7 +13,7 @@ import StrataStorage
 /// complete and on disk. So a client that disconnects halfway, a body over the limit, a refused
 /// precondition or a full disk leave the previous version (or no blob) in place.
 struct BlobUpload {
-    let blobs: BlobServices
+    let blobs: BlobRuntime
     let container: String
     let name: String
     let request: Request

@@ -7,7 +7,7 @@ import StrataOData
 /// The container-level requests: list containers, list a container's blobs, create or open up a
 /// container, remove one.
 struct ContainerOperations {
-    let blobs: BlobServices
+    let blobs: BlobRuntime
     let principal: Principal?
 
     /// Blobs per listing page unless `limit` says otherwise, and the most `limit` may ask for.

@@ -52,11 +52,11 @@ struct ChangesOperation: Sendable {
         let receipt = Receipt(receipts: ChangeReceipts(storage: call.service.storage), caller: caller, key: key.value,
                               fingerprint: ChangeReceipts.fingerprint(body))
         let claim = receipt.caller + "\u{0}" + receipt.key
-        guard call.service.changeSetClaims.claim(claim) else {
+        guard call.service.dataTables.changeSetClaims.claim(claim) else {
             throw ODataError(status: 409, code: "Conflict",
                              message: "A change set with this Idempotency-Key is being applied now; send it again when that request has been answered.")
         }
-        defer { call.service.changeSetClaims.release(claim) }
+        defer { call.service.dataTables.changeSetClaims.release(claim) }
         try await receipt.receipts.prepare()
         let replayed = try await replayedResults(receipt, delta: delta)
         let response = try await apply(delta, ordered, rights: rights, receipt: receipt, replayed: replayed)

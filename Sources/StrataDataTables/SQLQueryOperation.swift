@@ -30,10 +30,10 @@ struct SQLQueryOperation: Sendable {
             throw error.odataError
         }
         let model = call.service.model
-        let checked = try ClientSQL.check(request.sql, catalog: call.service.sqlCatalog, parameters: request.parameters)
+        let checked = try ClientSQL.check(request.sql, catalog: call.service.dataTables.sqlCatalog, parameters: request.parameters)
         let sources = try await tableSources(checked)
         try await CrossJoinGuard(limit: call.settings.sqlCrossJoinLimit)
-            .check(checked, service: call.service, sizes: call.service.tableSizes)
+            .check(checked, service: call.service, sizes: call.service.dataTables.tableSizes)
         let limit = call.settings.sqlRowLimit
         let statement = try Self.statement(checked, service: call.service, sources: sources, rowLimit: limit)
         let types: [EDMPrimitiveType?] = checked.columns.map(\.type)

@@ -125,7 +125,7 @@ struct DataTableSQLOrderTests {
             let catalog = try ModelBuilder(serviceName: name, namespace: name, logger: TestDatabases.logger).build(tables)
             let model = catalog.model
             let service = ODataService(storage: storage, catalog: catalog, settings: ServiceSettings())
-            let checked = try ClientSQL.check(sql, catalog: service.sqlCatalog)
+            let checked = try ClientSQL.check(sql, catalog: service.dataTables.sqlCatalog)
             var sources: [String: SQLQueryOperation.Source] = [:]
             for set in model.entitySets { sources[set.name] = SQLQueryOperation.source(set, filter: nil, service: service) }
             let statement = try SQLQueryOperation.statement(checked, service: service, sources: sources, rowLimit: 1000)

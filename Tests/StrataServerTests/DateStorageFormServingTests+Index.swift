@@ -50,7 +50,7 @@ extension DateStorageFormServingTests {
             #expect(key.contains("INDEX sqlite_autoindex_Days_1 (Day=?)"), "\(key)")
 
             let checked = try ClientSQL.check("SELECT id FROM Seconds WHERE OrderDate >= '2017-01-01' AND OrderDate < '2017-02-01'",
-                                              catalog: service.sqlCatalog)
+                                              catalog: service.dataTables.sqlCatalog)
             let statement = try SQLQueryOperation.statement(checked, service: service, sources: [:], rowLimit: 1000)
             let sqlPlan = try await storage.database.read { try await $0.query(statement.explained(for: .sqlite)) }
                 .rows.compactMap { $0.last?.stringValue }.joined(separator: "\n")

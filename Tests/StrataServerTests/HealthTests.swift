@@ -26,7 +26,7 @@ struct HealthTests {
         let store = try await SQLiteServiceStore.open(directory: URL(fileURLWithPath: configuration.dataDirectory), singleFile: nil,
                                                       counter: .none, logger: logger)
         let runtime = StrataRuntime(configuration: configuration, store: store, metrics: StrataMetrics(), logger: logger)
-        var app = Application(router: Routes.responder(runtime: runtime), services: [RuntimeShutdownService(runtime: runtime)], logger: logger)
+        var app = Application(router: Routes.responder(runtime: runtime), services: [RuntimeShutdown(runtime: runtime)], logger: logger)
         app.beforeServerStarts { try await runtime.start() }
         try await app.test(.router) { client in
             for path in ["/health", "/health/ready"] {
@@ -37,7 +37,7 @@ struct HealthTests {
             #expect(try await client.get("/health/live").json["status"]?.stringValue == "ok")
 
             // The grace service hears of a shutdown first (see runServer) and marks the server draining.
-            let group = ServiceGroup(configuration: .init(services: [ShutdownGraceService(runtime: runtime)], logger: logger))
+            let group = ServiceGroup(configuration: .init(services: [ShutdownGrace(runtime: runtime)], logger: logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 #expect(!runtime.isDraining)

@@ -31,7 +31,7 @@ struct PostgresNamedStatementTests {
             let store = PostgresServiceStore(client: client, counter: .none, logger: logger, connectionWait: .seconds(60))
             let runtime = StrataRuntime(configuration: configuration, store: store, metrics: StrataMetrics(), logger: logger,
                                         accessPolicy: OpenAccessPolicy())
-            var app = Application(router: Routes.responder(runtime: runtime), services: [client, RuntimeShutdownService(runtime: runtime)],
+            var app = Application(router: Routes.responder(runtime: runtime), services: [client, RuntimeShutdown(runtime: runtime)],
                                   logger: logger)
             app.beforeServerStarts { try await runtime.start() }
             try await app.test(.router) { http in

@@ -75,7 +75,7 @@ func withPolicyServer<T: Sendable>(
                                                   counter: .none, logger: logger)
     }
     let runtime = StrataRuntime(configuration: configuration, store: store, metrics: StrataMetrics(), logger: logger, accessPolicy: policy)
-    services.append(RuntimeShutdownService(runtime: runtime))
+    services.append(RuntimeShutdown(runtime: runtime))
     var app = Application(router: Routes.responder(runtime: runtime), services: services, logger: logger)
     app.beforeServerStarts { try await runtime.start() }
     return try await app.test(.router) { client in try await test(client) }

@@ -7,7 +7,7 @@ extension HostedSignIn {
     /// must be unused and current, `redirectURI` the one the flow was started with, and `verifier`
     /// the one whose S256 challenge the app sent. A code is spent by its first presentation, right
     /// or wrong; presented again, the sign-in it opened is ended (RFC 6749 §4.1.2).
-    package func redeem(code: String, verifier: String, redirectURI: String) async throws -> AuthServices.IssuedTokens {
+    package func redeem(code: String, verifier: String, redirectURI: String) async throws -> AuthRuntime.IssuedTokens {
         let codeHash = RandomSecret.sha256Hex(code)
         let stored: SignInCode
         switch try await store.redeemCode(codeHash: codeHash, now: AuthStore.seconds(auth.now)) {

@@ -10,7 +10,7 @@ import StrataCore
 /// Flows and codes are kept in the system database (``AuthStore/insertFlow(stateHash:_:client:limit:now:)``), so
 /// every step may reach another server. docs/design/HOSTED-SIGN-IN.md tells the whole design.
 package struct HostedSignIn: Sendable {
-    package let auth: AuthServices
+    package let auth: AuthRuntime
     let directory: ProviderDirectory
 
     /// How long a user may take at the provider.
@@ -18,7 +18,7 @@ package struct HostedSignIn: Sendable {
     /// How long an app has to redeem its code; it does so at once.
     static let codeLifetime: Int64 = 60
 
-    package init(auth: AuthServices) {
+    package init(auth: AuthRuntime) {
         self.auth = auth
         self.directory = ProviderDirectory(now: auth.settings.now, logger: auth.logger)
     }

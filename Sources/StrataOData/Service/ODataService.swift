@@ -19,13 +19,8 @@ package final class ODataService: Sendable {
     let plainQueries: [String: BoundQuery]
     /// `/name/`, percent-encoded: what follows the base URL in the service root.
     package let rootPath: String
-    /// Row counts of its tables, for the cross-join check of `$sql`.
-    package let tableSizes = TableSizes()
-    /// The tables and columns `$sql` may name: the model's, under their OData and database names.
-    package let sqlCatalog: SQLCatalog
-    /// Idempotent change sets being applied now (a reload starts with none: the receipts'
-    /// primary key still stops a second application).
-    package let changeSetClaims = ChangeSetClaims()
+    /// What features keep for this service (`$sql`'s catalog, change sets being applied, …).
+    package let features = ServiceFeatureState()
 
     /// `storage` must carry the model's database names (``ServiceStorage/names``).
     /// `wholeEntityReads` are prepared by the planner (``WholeEntityRead/prepare(_:storage:)``),
@@ -43,8 +38,6 @@ package final class ODataService: Sendable {
         }
         self.wholeEntityReads = wholeEntityReads
         plainQueries = plain
-        let names = storage.names
-        sqlCatalog = SQLCatalog(model: model, storedTable: { names.table($0.name) }, storedColumn: { names.column($1.name, of: $0.name) })
         rootPath = "/" + PercentEncoding.encodePathSegmentName(storage.name) + "/"
     }
 

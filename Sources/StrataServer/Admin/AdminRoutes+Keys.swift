@@ -8,7 +8,7 @@ extension AdminRoutes {
     /// `/admin/keys`: the token signing keys, as `strata keys list|rotate` shows and changes them.
     /// A rotation through a server applies to that server at once (it reads the keys again), to
     /// the others as a rotation by `strata keys rotate` does.
-    static func registerKeys(on group: RouterGroup<StrataRequestContext>, admin: Administration, auth: AuthServices) {
+    static func registerKeys(on group: RouterGroup<StrataRequestContext>, admin: Administration, auth: AuthRuntime) {
         group.get("keys") { _, context in
             context.setRoute("admin.keys")
             return AdminJSON.respond(keys(try await admin.listSigningKeys()))

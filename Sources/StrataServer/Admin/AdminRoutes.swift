@@ -27,7 +27,7 @@ import StrataOData
 /// | `GET /admin/sign-in` / `PUT /admin/sign-in` `{"service","redirectUris"?,"signUp"?,"signUpRole"?}` | each service's redirect URIs and sign-up |
 /// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
 enum AdminRoutes {
-    static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthServices) {
+    static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthRuntime) {
         let admin = Administration(
             store: auth.store, hasher: auth.hasher, model: { name in runtime.service(named: name)?.model }, now: auth.settings.now,
             signingKeys: auth.tokens.ring.store)

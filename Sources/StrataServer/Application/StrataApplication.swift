@@ -36,7 +36,7 @@ public func runServer(_ configuration: StrataConfiguration, logger: Logger? = ni
     let built = try await makeApplication(configuration, logger: logger)
     let (application, runtime) = (built.application, built.runtime)
     var group = ServiceGroupConfiguration(
-        services: [.init(service: application), .init(service: ShutdownGraceService(runtime: runtime))],
+        services: [.init(service: application), .init(service: ShutdownGrace(runtime: runtime))],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: runtime.logger)
     group.maximumGracefulShutdownDuration = configuration.shutdownGrace + .seconds(5)
     group.maximumCancellationDuration = .seconds(2)
@@ -44,7 +44,7 @@ public func runServer(_ configuration: StrataConfiguration, logger: Logger? = ni
 }
 
 /// Builds the server. On a PostgreSQL system database it also listens for the changes other servers
-/// announce (``SystemChangeService``), from the moment the runtime has started.
+/// announce (``SystemChangeListener``), from the moment the runtime has started.
 func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) async throws
     -> BuiltServer<some ApplicationProtocol> {
     var logger = logger ?? Logger(label: "strata", factory: ServerLogHandler.standardOutput)
@@ -76,11 +76,11 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
                                      // Two connections always free for key lookups, writes and sign-ins.
                                      scanLimit: max(1, configuration.databaseConnections - 2), system: system)
     }
-    let auth = try await AuthServices.make(
+    let auth = try await AuthRuntime.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),
         dataDirectory: configuration.dataDirectory, logger: logger)
     let runtime = StrataRuntime(configuration: configuration, store: store, metrics: metrics, logger: logger, auth: auth)
-    services.append(RuntimeShutdownService(runtime: runtime))
+    services.append(RuntimeShutdown(runtime: runtime))
     let changes = SystemChangeDispatcher(runtime: runtime)
     changes.onKeysChanged { [logger, feed = runtime.feed] in
         do {
@@ -98,13 +98,13 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(),
                                               channel: runtime.system.changeChannel, logger: logger)
         listener.retry = configuration.changeListenerRetry
-        services.append(SystemChangeService(listener: listener, dispatcher: changes, started: started))
+        services.append(SystemChangeListener(listener: listener, dispatcher: changes, started: started))
     }
     if case .postgres(let location) = configuration.database {
-        var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(), channel: FeedWakeService.channel,
+        var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(), channel: FeedWaker.channel,
                                               logger: logger)
         listener.retry = configuration.changeListenerRetry
-        services.append(FeedWakeService(listener: listener, hubs: runtime.feedHubs, started: feedStarted))
+        services.append(FeedWaker(listener: listener, hubs: runtime.feedHubs, started: feedStarted))
     }
     var app = Application(
         router: Routes.responder(runtime: runtime),

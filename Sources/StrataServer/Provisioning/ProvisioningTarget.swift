@@ -16,7 +16,7 @@ package struct ProvisioningTarget: Sendable {
     let store: any ServiceStore
     let system: SystemDatabase
     /// Nil outside a running server, whose blob store is not open.
-    let blobs: BlobServices?
+    let blobs: BlobRuntime?
     /// Nil for a server without authentication, and outside a server.
     let accounts: AccountProvisioning?
     package let logger: Logger
@@ -33,7 +33,7 @@ package struct ProvisioningTarget: Sendable {
     /// Where the services' model files go (the data directory); nil where there is none to write.
     let modelDirectory: URL?
 
-    init(store: any ServiceStore, system: SystemDatabase, blobs: BlobServices? = nil, accounts: AccountProvisioning? = nil,
+    init(store: any ServiceStore, system: SystemDatabase, blobs: BlobRuntime? = nil, accounts: AccountProvisioning? = nil,
          modelDirectory: URL? = nil, logger: Logger) {
         self.modelDirectory = modelDirectory
         self.store = store

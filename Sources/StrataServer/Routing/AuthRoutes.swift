@@ -7,7 +7,7 @@ import StrataOData
 
 /// `/auth/token`, `/auth/logout`, `/auth/me` and `/.well-known/jwks.json`.
 enum AuthRoutes {
-    static func register(on router: Router<StrataRequestContext>, auth: AuthServices, signIn: HostedSignIn) {
+    static func register(on router: Router<StrataRequestContext>, auth: AuthRuntime, signIn: HostedSignIn) {
         router.post("/auth/token") { request, context in
             context.setRoute("auth.token")
             return try await token(request, context: context, auth: auth, signIn: signIn)
@@ -38,10 +38,10 @@ enum AuthRoutes {
 
     /// Issues tokens. Refusals are 403 with an OData error body (as the hockey sample's token service answers); too many failed
     /// logins are 429 with `Retry-After`; a malformed request is 400.
-    static func token(_ request: Request, context: StrataRequestContext, auth: AuthServices, signIn: HostedSignIn) async throws -> Response {
+    static func token(_ request: Request, context: StrataRequestContext, auth: AuthRuntime, signIn: HostedSignIn) async throws -> Response {
         let body = try await request.body.collect(upTo: TokenRequest.maximumBodySize)
         let tokenRequest = try TokenRequest.parse(body: Array(buffer: body), contentType: request.headers[.contentType])
-        let issued: AuthServices.IssuedTokens
+        let issued: AuthRuntime.IssuedTokens
         switch tokenRequest {
         case .password(let username, let password):
             do {
@@ -64,7 +64,7 @@ enum AuthRoutes {
 
     /// Ends a sign-in: the one of the Bearer token on the request, or the one of a refresh token
     /// in the body (`refresh_token`, JSON or form). Its access and refresh tokens stop working. 204.
-    static func logout(_ request: Request, context: StrataRequestContext, auth: AuthServices) async throws -> Response {
+    static func logout(_ request: Request, context: StrataRequestContext, auth: AuthRuntime) async throws -> Response {
         let body = Array(buffer: try await request.body.collect(upTo: TokenRequest.maximumBodySize))
         let now = AuthStore.seconds(auth.now)
         if !body.isEmpty, let token = try TokenRequest.fields(body: body, contentType: request.headers[.contentType])["refresh_token"] {

@@ -11,7 +11,7 @@ import StrataOData
 /// never reach the log: the request log records method and path only, and nothing here logs a header.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = StrataRequestContext
-    let auth: AuthServices
+    let auth: AuthRuntime
 
     /// The token endpoint reads credentials from its body; a stale token in the header of a client
     /// that is signing in again must not stop it.

@@ -23,10 +23,10 @@ final class StrataRuntime: Sendable {
     /// authentication, otherwise the given policy (open by default).
     let accessPolicy: any AccessPolicy
     /// Accounts, tokens and federation; nil for a server built without them.
-    let auth: AuthServices?
+    let auth: AuthRuntime?
     /// Blob containers: metadata in the system database; content in it too on PostgreSQL, under
-    /// `<data>/blobs` on SQLite (``BlobServices/make(system:dataDirectory:authorizer:maxBlobSize:logger:now:)``).
-    let blobs: BlobServices
+    /// `<data>/blobs` on SQLite (``BlobRuntime/make(system:dataDirectory:authorizer:maxBlobSize:logger:now:)``).
+    let blobs: BlobRuntime
     /// The change feed's token keys, retention and clock.
     let feed: FeedSettings
     /// The change streams, one hub per tracked service with subscribers.
@@ -68,7 +68,7 @@ final class StrataRuntime: Sendable {
     }
 
     init(configuration: StrataConfiguration, store: any ServiceStore, metrics: StrataMetrics, logger: Logger,
-         auth: AuthServices? = nil, accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
+         auth: AuthRuntime? = nil, accessPolicy: any AccessPolicy = OpenAccessPolicy()) {
         self.auth = auth
         self.scanAdmission = ScanAdmission(perCaller: configuration.maxQueriesPerCaller, queuePerCaller: ScanAdmission.queueFactor * configuration.maxQueriesPerCaller)
         self.accessPolicy = auth.map { GrantPolicy(store: $0.store, logger: logger) } ?? accessPolicy
@@ -84,7 +84,7 @@ final class StrataRuntime: Sendable {
         self.feed = FeedSettings(keys: FeedKeyRing(system: system, logger: logger), retention: configuration.changeRetention,
                                  now: configuration.auth.now)
         self.feedHubs = FeedHubs(settings: feed, logger: logger)
-        self.blobs = BlobServices.make(system: system, dataDirectory: configuration.dataDirectory,
+        self.blobs = BlobRuntime.make(system: system, dataDirectory: configuration.dataDirectory,
                                        authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize,
                                        logger: logger, now: configuration.auth.now)
     }

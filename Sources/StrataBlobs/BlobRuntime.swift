@@ -6,7 +6,7 @@ import StrataIdentity
 import StrataStorage
 
 /// Everything the blob endpoints need, built once per server.
-package struct BlobServices: Sendable {
+package struct BlobRuntime: Sendable {
     package let catalog: BlobCatalog
     package let store: any BlobStore
     let authorizer: BlobAuthorizer
@@ -36,27 +36,27 @@ package struct BlobServices: Sendable {
     package var nowMilliseconds: Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
-extension BlobServices {
+extension BlobRuntime {
     /// The services of a server: blob content in PostgreSQL when the system database is
     /// PostgreSQL, since every server of a deployment reaches it; in files under `<data>/blobs`
     /// on SQLite, which one server serves. There is no setting to keep files on PostgreSQL: a
     /// second server would list blobs whose content it cannot read.
     package static func make(system: SystemDatabase, dataDirectory: String, authorizer: BlobAuthorizer, maxBlobSize: Int64,
-                     logger: Logger, now: @escaping @Sendable () -> Date) -> BlobServices {
+                     logger: Logger, now: @escaping @Sendable () -> Date) -> BlobRuntime {
         let files = FileBlobStore(root: URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent("blobs"), logger: logger)
         guard system.dialect == .postgres else {
-            return BlobServices(catalog: BlobCatalog(system: system), store: files, authorizer: authorizer, maxBlobSize: maxBlobSize,
+            return BlobRuntime(catalog: BlobCatalog(system: system), store: files, authorizer: authorizer, maxBlobSize: maxBlobSize,
                                 logger: logger, now: now)
         }
         // The store keeps its times by the real clock: they serve housekeeping that servers share
         // (grace periods, the sweep), never what a client sees.
         let store = PostgresBlobStore(system: system, logger: logger)
-        return BlobServices(catalog: BlobCatalog(system: system), store: store, authorizer: authorizer, maxBlobSize: maxBlobSize,
+        return BlobRuntime(catalog: BlobCatalog(system: system), store: store, authorizer: authorizer, maxBlobSize: maxBlobSize,
                             logger: logger, now: now, fileImport: BlobFileImport(files: files, store: store, logger: logger))
     }
 }
 
-extension BlobServices {
+extension BlobRuntime {
     /// The container of a request; 404 when there is none.
     func requireContainer(_ name: String) async throws -> BlobContainer {
         guard let container = try await catalog.container(name) else {

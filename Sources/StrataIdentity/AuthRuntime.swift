@@ -6,7 +6,7 @@ import StrataStorage
 
 /// Everything authentication needs, built once per server: the store, the password hasher, the
 /// token signer, federation, throttling.
-package struct AuthServices: Sendable {
+package struct AuthRuntime: Sendable {
     package let store: AuthStore
     package let authenticator: Authenticator
     package let settings: AuthSettings
@@ -18,7 +18,7 @@ package struct AuthServices: Sendable {
 
     /// Prepares the hasher's dummy hash and the token signing keys, which ``startSigningKeys()``
     /// opens once the system tables are migrated.
-    package static func make(settings: AuthSettings, system: SystemDatabase, dataDirectory: String, logger: Logger) async throws -> AuthServices {
+    package static func make(settings: AuthSettings, system: SystemDatabase, dataDirectory: String, logger: Logger) async throws -> AuthRuntime {
         let keys = SigningKeys(system: system, encryption: KeyEncryption(secret: settings.keySecret, dataDirectory: dataDirectory, logger: logger),
                                lifetime: settings.accessTokenLifetime)
         let ring = SigningKeyRing(store: keys, algorithm: settings.tokenAlgorithm, now: settings.now, logger: logger)
@@ -30,7 +30,7 @@ package struct AuthServices: Sendable {
             store: store, hasher: try PasswordHasher(cost: settings.passwordHashCost), tokens: tokens,
             federation: Federation(store: store), throttle: throttle(settings: settings, system: system),
             basicMemory: BasicCredentialMemory(lifetime: settings.basicCredentialMemory), settings: settings)
-        return AuthServices(store: store, authenticator: authenticator, settings: settings, logger: logger)
+        return AuthRuntime(store: store, authenticator: authenticator, settings: settings, logger: logger)
     }
 
     /// Opens the token signing keys in the system database, creating the first one and importing a

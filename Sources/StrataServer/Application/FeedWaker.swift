@@ -11,7 +11,7 @@ import StrataStorage
 ///
 /// A connection of its own, not the system database's listener: the services' database may be
 /// another one (`--system-database`).
-struct FeedWakeService: Service {
+struct FeedWaker: Service {
     let listener: PostgresChangeListener
     let hubs: FeedHubs
     let started: StartSignal

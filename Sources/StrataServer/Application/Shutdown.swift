@@ -8,7 +8,7 @@ import StrataStorage
 /// It must hear of the shutdown before the HTTP server, which waits for the requests in flight,
 /// so it runs after the application in the outer service group (`runServer`), which tells the last
 /// service first.
-struct ShutdownGraceService: Service {
+struct ShutdownGrace: Service {
     let runtime: StrataRuntime
 
     func run() async throws {
@@ -26,7 +26,7 @@ struct ShutdownGraceService: Service {
 
 /// Closes the databases after the HTTP server has stopped (the service group stops services in
 /// reverse order, and this one is registered before the server).
-struct RuntimeShutdownService: Service {
+struct RuntimeShutdown: Service {
     let runtime: StrataRuntime
 
     func run() async throws {

@@ -8,7 +8,7 @@ import StrataStorage
 ///
 /// It starts listening once the runtime has started (`started`), so that the services it may reload
 /// have been loaded a first time; it stops when the server shuts down.
-struct SystemChangeService: Service {
+struct SystemChangeListener: Service {
     let listener: PostgresChangeListener
     let dispatcher: SystemChangeDispatcher
     let started: StartSignal
