@@ -8,7 +8,7 @@ import StrataOData
 /// ``ODataEndpoint`` hands them their calls before it resolves OData paths.
 package enum DataTableEndpoints {
     /// Answers the call when its path starts with one of the data table segments; nil otherwise.
-    package static func respond(to call: ODataCall, authorizer: Authorizer, body: [UInt8], context: StrataRequestContext?) async throws -> Response? {
+    package static func respond(to call: ODataCall, authorizer: Authorizer, body: PendingBody, context: StrataRequestContext?) async throws -> Response? {
         guard let first = call.url.path.segments.first else { return nil }
         switch first.name {
         case "$tables":
@@ -20,9 +20,9 @@ package enum DataTableEndpoints {
                 throw ODataError.notFound("\(first.name) takes no path below it; POST to /\(call.service.name)/\(first.name).")
             }
             if first.name == "$sql" {
-                return try await SQLQueryOperation(call: call, authorizer: authorizer, body: body).respond()
+                return try await SQLQueryOperation(call: call, authorizer: authorizer, body: body.collect()).respond()
             }
-            return try await ChangesOperation(call: call, authorizer: authorizer, body: body).respond()
+            return try await ChangesOperation(call: call, authorizer: authorizer, body: body.collect()).respond()
         default:
             return nil
         }

@@ -57,7 +57,7 @@ struct BatchEndpoint: Sendable {
             guard sub.method == .get || sub.method == .head else {
                 throw ODataError.badRequest("\(sub.method.rawValue) \(operation.target.prefix(100)) changes data, so it must be inside a change set.")
             }
-            let response = try await endpoint.respond(to: sub, body: [], context: nil)
+            let response = try await endpoint.respond(to: sub, body: .bytes([]), context: nil)
             return BatchPartResponse(status: response.status, headers: response.headers,
                                      body: try await Self.collect(response.body, limit: limit), contentID: operation.contentID)
         } catch is CollectedTooMuch {

@@ -37,12 +37,8 @@ struct ODataEndpoint: Sendable {
                 versionHeader: request.headers[ODataResponse.dataServiceVersion], serviceMaximum: service.maxProtocolVersion),
             serviceRoot: runtime.baseURL(for: request) + service.rootPath,
             principal: context.principal)
-        let body: [UInt8]
-        if method == .get || method == .head {
-            body = []
-        } else {
-            body = try await BodyReader.collect(request, limit: runtime.configuration.maxBodySize)
-        }
+        // Read by the stage that needs it: a write's after the write is authorized.
+        let body: PendingBody = method == .get || method == .head ? .bytes([]) : .request(request, limit: runtime.configuration.maxBodySize)
         // The request's statements run under the server's limits, or the service's own timeout, and
         // its scans count against the caller's share (the caller's key is worked out only by scans).
         var limits = runtime.statementLimits(connection: context.connection)
@@ -56,7 +52,7 @@ struct ODataEndpoint: Sendable {
     }
 
     /// Dispatches one call: from the router, or for an operation inside a `$batch` (context nil).
-    func respond(to call: ODataCall, body: [UInt8], context: StrataRequestContext?) async throws -> Response {
+    func respond(to call: ODataCall, body: PendingBody, context: StrataRequestContext?) async throws -> Response {
         let url = call.url
         let authorizer = authorizer(for: call)
         if url.path.segments.isEmpty {
@@ -76,7 +72,7 @@ struct ODataEndpoint: Sendable {
             guard call.method == .post, context != nil else {
                 throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body, and cannot be nested.")
             }
-            return try await BatchEndpoint(endpoint: self, call: call, body: body).respond()
+            return try await BatchEndpoint(endpoint: self, call: call, body: body.collect()).respond()
         }
 
         if let first = url.path.segments.first, first.name == "$feed" || (first.name == "$tables" && TablesDelta.applies(to: url)),
@@ -100,7 +96,7 @@ struct ODataEndpoint: Sendable {
             return try await read(call, path, authorizer)
         }
         let access = try await authorizer.access(toWrite: path, method: call.method)
-        let result = try await WriteOperation(call: call, path: path, body: body, access: access).run()
+        let result = try await WriteOperation(call: call, path: path, body: body.collect(), access: access).run()
         return WriteResponse(call: call).response(result)
     }
 
