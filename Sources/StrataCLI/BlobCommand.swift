@@ -29,12 +29,12 @@ struct BlobCommand: AsyncParsableCommand {
 
 /// The options every blob command shares: the server, and how to reach it signed in.
 struct BlobServerOptions: ParsableArguments {
-    @Option(help: "The server. (env: STRATA_SERVER, default: http://127.0.0.1:8080)")
+    @Option(help: ArgumentHelp("The server. \(DefaultServer.help)"))
     var server: String?
 
     var serverURL: URL {
         get throws {
-            let text = server ?? ProcessInfo.processInfo.environment["STRATA_SERVER"] ?? "http://127.0.0.1:8080"
+            let text = DefaultServer.text(option: server)
             guard let url = URL(string: text.hasSuffix("/") ? text : text + "/"), url.host != nil else {
                 throw ValidationError("--server \(text) is not a URL such as http://127.0.0.1:8080")
             }

@@ -27,7 +27,7 @@ struct GetCommand: AsyncParsableCommand {
     @Argument(help: "SERVICE/PATH such as cardealer/Person(1)/PersonCar, or a full URL.")
     var target: String
 
-    @Option(help: "The server for SERVICE/PATH targets. (env: STRATA_SERVER, default: http://127.0.0.1:8080)")
+    @Option(help: ArgumentHelp("The server for SERVICE/PATH targets. \(DefaultServer.help)"))
     var server: String?
 
     @Option(help: "A $filter expression, such as \"lastName eq 'Samson'\".")
@@ -59,7 +59,7 @@ struct GetCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let target = try ClientTarget(self.target, server: server ?? environment["STRATA_SERVER"] ?? "http://127.0.0.1:8080")
+        let target = try ClientTarget(self.target, server: DefaultServer.text(option: server, environment: environment))
         // Stored credentials (from `strata login`) sign the requests and are refreshed in place.
         let session = try await Credentials.session(for: target.serverURL)
         let connection = Connection(baseURL: target.serverURL, configuration: ConnectionConfiguration(authenticator: session))

@@ -75,6 +75,7 @@ struct LoginCommand: AsyncParsableCommand {
             message += tokens.refreshToken == nil ? "" : " and is refreshed automatically"
         }
         print(message + ".")
+        DefaultServer.rememberSignIn(url)
     }
 
     /// Opens a URL in the desktop's browser when there is a desktop; otherwise the printed URL is

@@ -7,11 +7,11 @@ struct LogoutCommand: AsyncParsableCommand {
         commandName: "logout",
         abstract: "Sign out of a Strata server: the server revokes the tokens and they are removed from this computer.")
 
-    @Argument(help: "The server. (env: STRATA_SERVER, default: http://127.0.0.1:8080)")
+    @Argument(help: ArgumentHelp("The server. \(DefaultServer.help)"))
     var server: String?
 
     func run() async throws {
-        let text = server ?? ProcessInfo.processInfo.environment["STRATA_SERVER"] ?? "http://127.0.0.1:8080"
+        let text = DefaultServer.text(option: server)
         guard let url = URL(string: text), url.host != nil else {
             throw ValidationError("\(text) is not a server URL such as http://127.0.0.1:8080")
         }

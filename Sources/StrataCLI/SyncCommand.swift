@@ -27,7 +27,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Argument(help: "The replica's directory (created when missing).")
     var directory: String
 
-    @Option(help: "The server. (env: STRATA_SERVER, default: http://127.0.0.1:8080)")
+    @Option(help: ArgumentHelp("The server. (env: STRATA_SERVER, default: the server the replica was made against, else the server last signed in to, else \(DefaultServer.local))"))
     var server: String?
 
     @Option(help: "The service whose tables are kept.")
@@ -61,10 +61,8 @@ struct SyncCommand: AsyncParsableCommand {
     var show: String?
 
     func run() async throws {
-        let serverText = server ?? ProcessInfo.processInfo.environment["STRATA_SERVER"] ?? "http://127.0.0.1:8080"
-        guard let serverURL = URL(string: serverText.hasSuffix("/") ? serverText : serverText + "/"), serverURL.host != nil else {
-            throw CLIError("--server \(serverText) is not a URL such as http://127.0.0.1:8080")
-        }
+        let replicaDirectory = URL(fileURLWithPath: directory)
+        let serverURL = try DefaultServer.url(DefaultServer.text(option: server, remembered: DefaultServer.replicaServer(replicaDirectory)))
         guard let policy = ConflictPolicy(rawValue: conflicts) else {
             throw CLIError("--conflicts takes \(ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -74,9 +72,15 @@ struct SyncCommand: AsyncParsableCommand {
         let adapter = RemoteDataAdapter(connection: connection, service: service)
         let replica: Replica
         do {
-            replica = try await Replica.open(at: URL(fileURLWithPath: directory), adapter: adapter, tables: definition)
+            replica = try await Replica.open(at: replicaDirectory, adapter: adapter, tables: definition)
         } catch {
             throw CLIError(error.message)
+        }
+        do {
+            try DefaultServer.bind(replica: replicaDirectory, to: serverURL)
+        } catch {
+            await replica.close()
+            throw error
         }
         try await edit(replica)
         if !offline { try await synchronize(replica) }

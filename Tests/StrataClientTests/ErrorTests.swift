@@ -65,6 +65,9 @@ struct ErrorTests {
             #expect(error.kind == .transport)
             #expect(error.status == nil)
             #expect(error.underlying != nil)
+            // One sentence and the request, not Foundation's dump of the underlying error.
+            #expect(error.description == "network error: Could not connect to 127.0.0.1; is it running? (GET http://127.0.0.1:\(port)/cardealer/Person)",
+                    "\(error)")
         }
     }
 

@@ -70,13 +70,19 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The error behind this one in a line, or nil when ``message`` already says all of it: a
+    /// URL-loading error's message is made from it, and its own description is a dictionary dump.
+    static func detail(of error: any Error) -> String? {
+        (error as NSError).domain == NSURLErrorDomain ? nil : String(describing: error)
+    }
+
     public var description: String {
         var text = ""
         if let status { text += "\(status) " }
         if let code { text += "\(code): " } else if status == nil { text += "\(kind): " }
         text += message
-        if let underlying, status == nil, !message.contains(String(describing: underlying)) {
-            text += " (\(underlying))"
+        if let underlying, status == nil, let detail = Self.detail(of: underlying), !message.contains(detail) {
+            text += " (\(detail))"
         }
         if let url {
             text += " (" + (method.map { "\($0) " } ?? "") + url.absoluteString + ")"
