@@ -4,6 +4,7 @@ import Logging
 import StrataClient
 import StrataServer
 import StrataOData
+import StrataStorage
 
 extension ServiceCommand {
     /// `strata service track NAME [--tables A,B] [--off]`: change tracking on or off.
@@ -36,6 +37,13 @@ extension ServiceCommand {
             do {
                 let tracked = try await Administration.track(name, tables: names, off: off, configuration, logger: logger)
                 print(tracked.isEmpty ? "The service \(name) tracks no table." : "The service \(name) tracks: \(tracked.joined(separator: ", ")).")
+                // Servers on a PostgreSQL system database hear of the change at once; one on SQLite
+                // files keeps serving the model it loaded until it is told.
+                if case .postgres? = configuration.systemDatabase ?? configuration.database {
+                    print("Servers on this database apply it now.")
+                } else {
+                    print("A server already running on \(configuration.dataDirectory) keeps its old model until `strata service reload \(name)` (or a restart).")
+                }
             } catch let error as ModelFileError {
                 throw CommandFailure(error.description)
             } catch let error as ODataError {
