@@ -39,6 +39,16 @@ struct AuthSessionLiveTests {
 
             try await session.signOut()
             #expect(await session.isSignedIn == false)
+            // The server ended the sign-in too: the tokens it held no longer work anywhere, neither
+            // the access token nor (when the client tries it on the 401) the refresh token.
+            let leftover = AuthSession(serverURL: server.rootURL, store: MemoryTokenStore(second))
+            let stale = server.service("cardealer", configuration: ConnectionConfiguration(authenticator: leftover))
+            do {
+                _ = try await stale.set("Person").create(WriteTests.NewPerson(firstName: "Signed", lastName: "Out", ssn: "111-11-1111"))
+                Issue.record("a signed-out access token still wrote")
+            } catch let error as StrataError {
+                #expect(error.kind == .unauthorized, "\(error)")
+            }
         }
     }
 }

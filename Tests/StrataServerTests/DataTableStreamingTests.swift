@@ -41,7 +41,10 @@ struct DataTableStreamingTests {
         // Every row is `[id,"row id lorem …"]`, over 100 bytes each.
         #expect(result.bytes > rows * 100, "\(result.bytes) bytes for \(rows) rows")
         let growth = peak.withLockedValue { $0 } - before
-        #expect(growth < result.bytes / 3, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
+        // Collected whole, the answer alone would grow the server by its size and more (rows, then
+        // bytes); streamed, it grew 1 MB when measured. Half the answer leaves room for a loaded
+        // machine's slower reader and still fails if the rows are ever gathered.
+        #expect(growth < result.bytes / 2, "memory grew \(growth / 1_000_000) MB while streaming \(result.bytes / 1_000_000) MB")
         print("measured: \(backend) $tables of \(rows) rows, \(result.bytes) bytes in \(elapsed), server memory grew \(growth / 1_000_000) MB")
     }
 }

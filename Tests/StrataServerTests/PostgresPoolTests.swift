@@ -87,7 +87,12 @@ struct PostgresPoolTests {
                 let sleepers = (0..<2).map { _ in
                     Task { try await database.read { try await $0.query("SELECT pg_sleep(15)") } }
                 }
-                try await Task.sleep(for: .milliseconds(500))
+                // Waits until both sleep in the database, rather than for a time assumed long enough.
+                let leased = ContinuousClock.now
+                while try await Self.connections(to: name, location: location, running: "SELECT pg_sleep(15)") < 2,
+                      ContinuousClock.now < leased + .seconds(10) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
                 let asked = ContinuousClock.now
                 await #expect {
                     _ = try await database.read { try await $0.query("SELECT 1") }
@@ -108,10 +113,15 @@ struct PostgresPoolTests {
     }
 
     /// Client connections to `database`, counted from a connection of another database.
-    private static func connections(to database: String, location: PostgresLocation) async throws -> Int {
+    private static func connections(to database: String, location: PostgresLocation, running query: String? = nil) async throws -> Int {
         let endpoint = PostgresTestCluster.Endpoint(location)
         return try await TestDatabases.withAdminClient(endpoint, database: "postgres") { client in
-            let rows = try await client.query("SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)")
+            let statement: PostgresQuery = if let query {
+                "SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database) AND state = 'active' AND query = \(query)"
+            } else {
+                "SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)"
+            }
+            let rows = try await client.query(statement)
             var count = 0
             for try await row in rows { count = try row.decode(Int.self) }
             return count

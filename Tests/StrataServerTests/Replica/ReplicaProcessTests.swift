@@ -17,7 +17,7 @@ import Testing
 /// CPU; the two databases at once starved other tests' timing checks on two cores.
 @Suite("Replica: strata sync killed", .serialized)
 struct ReplicaProcessTests {
-    @Test("Offline inserts sent by a strata sync killed at eight moments arrive exactly once", arguments: Backend.allCases)
+    @Test("Offline inserts sent by a strata sync killed at moments from start to end (until some land while a change is sealed) arrive exactly once", arguments: Backend.allCases)
     func killed(_ backend: Backend) async throws {
         try await withLiveServer(backend) { connection in
             let strata = try StrataProcess.executable()
@@ -44,9 +44,15 @@ struct ReplicaProcessTests {
             let started = ContinuousClock.now
             _ = try await ChildProcess.run(strata, common, environment: environment)
             let run = started.duration(to: .now)
-            let delays = (0 ..< 8).map { run * (0.5 + 0.6 * Double($0) / 7) }
+            // Eight kills spread over the run; then, if none of them landed between sealing and the
+            // server's answer (the case this test is for) or none after the run's end, more at
+            // moments between, up to 24 in all: the test waits for the outcomes, not for a timing
+            // assumed to produce them.
+            var delays = (0 ..< 8).map { run * (0.5 + 0.6 * Double($0) / 7) }
             var outcomes: [String] = []
-            for (round, delay) in delays.enumerated() {
+            var round = 0
+            while round < delays.count {
+                let delay = delays[round]
                 let add = try await ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Killed\#(round)","lastName":"Kill"}"#],
                                                environment: environment)
                 #expect(add.status == 0, "\(add.errors)")
@@ -61,11 +67,20 @@ struct ReplicaProcessTests {
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
                 while waitpid(pid, &status, WNOHANG) == 0 { try await Task.sleep(for: .milliseconds(2)) }
-                // Where the kill landed, for the record (the timing is the machine's, so it is not asserted).
+                // Where the kill landed: with the change sealed and unanswered, sent and answered, or
+                // before it was sealed.
                 let look = try await Replica.open(at: URL(fileURLWithPath: replica), adapter: adapter, tables: [ReplicaTable("Person")])
                 outcomes.append(await look.state.sealed != nil ? "sealed" : (await look.state.pending.isEmpty ? "done" : "queued"))
                 await look.close()
+                round += 1
+                if round == delays.count, delays.count < 24, !(outcomes.contains("sealed") && outcomes.contains("done")) {
+                    // Between each pair of moments tried so far.
+                    let sorted = delays.sorted()
+                    delays += zip(sorted, sorted.dropFirst()).map { ($0 + $1) / 2 }.prefix(24 - delays.count)
+                }
             }
+            #expect(outcomes.contains("sealed"), "no kill landed between sealing and the answer: \(outcomes)")
+            #expect(outcomes.contains("done"), "no kill landed after the change was answered: \(outcomes)")
             print("strata sync killed at \(delays.map { "\($0)" }): \(outcomes)")
             let last = try await ChildProcess.run(strata, common, environment: environment)
             #expect(last.status == 0 && last.output.contains("pending 0 local changes"), "\(last.output)\(last.errors)")

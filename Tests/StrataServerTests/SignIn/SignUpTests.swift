@@ -99,6 +99,22 @@ struct SignUpTests {
         }
     }
 
+    @Test("A sign-up that asks for roles is refused whole, and nobody signs up as more than the service's sign-up role")
+    func signUpAsksForAdmin() async throws {
+        try await withAuthServer(.sqlite, setup: Self.allowSignUp) { client in
+            let body = #"{"service":"hockey","username":"climber","password":"a long enough passphrase","roles":["admin","editor@hockey"]}"#
+            let asked = try await client.send(.post, "/auth/sign-up", headers: [.contentType: "application/json"], body: body)
+            #expect(asked.status == .badRequest, "\(asked.text)")
+            #expect(try await client.tokenRequest(json: #"{"username":"climber","password":"a long enough passphrase"}"#).status != .ok,
+                    "the refused sign-up made an account")
+            let created = try await Self.signUp(client, "climber", "a long enough passphrase")
+            let access = try #require(created.json["access_token"]?.stringValue, "\(created.text)")
+            let me = try await client.get("/auth/me", headers: bearer(access))
+            #expect(me.json["roles"]?.arrayValue?.compactMap(\.stringValue) == ["reader@hockey"], "\(me.text)")
+            #expect(try await client.get("/admin/users", headers: bearer(access)).status == .forbidden)
+        }
+    }
+
     @Test("The hosted page lists the providers, escapes what it shows, and its sign-up form hands the app a code")
     func hostedPage() async throws {
         let provider = try await ScriptedProvider.make()
