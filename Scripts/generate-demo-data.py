@@ -8,14 +8,14 @@ The output is deterministic: every random choice comes from a small SplitMix64 g
 fixed seed per service (not Python's `random`, whose algorithms may change between versions), so
 the same script writes byte-identical files on every run and every machine.
 
-The data reproduces the seeds (the original requirements in shared/seeds/):
+The data reproduces the samples' data (the CarDealer, SpeakEasy and hockey samples):
 
-* cardealer (seed 000): Person 1 Bob Samson, Car 2 Ford Explorer, Car 5 Ford Mustang, PersonCar 1
-  and 2 with the exact timestamps of the seed's JSON, then a few hundred further people, cars,
+* cardealer (the CarDealer sample): Person 1 Bob Samson, Car 2 Ford Explorer, Car 5 Ford Mustang, PersonCar 1
+  and 2 with the exact timestamps of the sample's JSON, then a few hundred further people, cars,
   ownerships and maintenance records so that paging and filtering mean something.
-* speakeasy (seed 001): the eight speakers of the seed's Program.cs, its eight event locations, and
+* speakeasy (the SpeakEasy sample): the eight speakers of the sample's Program.cs, its eight event locations, and
   100 events generated the way Program.cs generates them.
-* hockey (seed 003): a 30-team league with fictional players and real product lines from the
+* hockey (the hockey sample): a 30-team league with fictional players and real product lines from the
   brands the assignment names.
 
 Each data.sql is portable SQL that runs unchanged on SQLite and PostgreSQL: multi-row
@@ -200,7 +200,7 @@ class SqlFile:
 
 
 # =============================================================================================
-# cardealer (seed 000)
+# cardealer (the CarDealer sample)
 # =============================================================================================
 
 FIRST_NAMES = [
@@ -353,7 +353,7 @@ MAINTENANCE_NOTES = [
 
 
 def gen_cardealer():
-    rng = Rng(0x000CA4DEA1E4)  # seed 000
+    rng = Rng(0x000CA4DEA1E4)  # the CarDealer sample's generator
     out = SqlFile("cardealer", "people, their cars, and maintenance (the CarDealer sample).")
 
     window_end = ms("2012-12-31 23:59:59.999")
@@ -607,10 +607,10 @@ def gen_cardealer():
 
 
 # =============================================================================================
-# speakeasy (seed 001)
+# speakeasy (the SpeakEasy sample)
 # =============================================================================================
 
-# From the seed's Program.cs, in its order.
+# From the sample's Program.cs, in its order.
 SPEAKER_NAMES = ["Bart Tubalinal", "Bert Johnson", "Travis Nielsen", "Matt Morse", "Mo Omar",
                  "Darya Orlova", "Callie Jones", "Ela Gardner"]
 SPEAKER_TITLES = ["Solutions Architect", "Solutions Architect", "Principal Consultant",
@@ -621,7 +621,7 @@ EVENT_NAMES = ["Mobile Mondays", "iOS Meetup", "Windows Phone Meetup", "Android 
                "HTML5 Meetup", "SharePoint Saturdays"]
 EVENT_LOCATIONS = ["Chicago, IL", "Milwaukee, WI", "Madison, WI", "Boston, MA", "Washington, DC",
                    "Los Angeles, CA", "Las Vegas, NV", "New York City, NY"]
-# The seed's defaultDescription. Program.cs wraps it over several source lines inside a verbatim
+# The sample's defaultDescription. Program.cs wraps it over several source lines inside a verbatim
 # string; the wrapping is layout, not content, so it is kept here as one paragraph.
 LOREM = (
     "Lorem ipsum dolor sit amet, consectetur adipiscing elit. "
@@ -650,10 +650,10 @@ def slug(text):
 
 
 def gen_speakeasy():
-    rng = Rng(0x5EA4EA5E001)  # seed 001
+    rng = Rng(0x5EA4EA5E001)  # the SpeakEasy sample's generator
     out = SqlFile("speakeasy", "speakers, events and locations (the SpeakEasy sample).")
 
-    # When the seed's setup program ran: DateTime.Now at that moment.
+    # When the sample's setup program ran: DateTime.Now at that moment.
     now = ms("2012-03-19 14:27:53.317")
 
     speakers = []
@@ -700,7 +700,7 @@ def gen_speakeasy():
 
 
 # =============================================================================================
-# hockey (seed 003)
+# hockey (the hockey sample)
 # =============================================================================================
 
 # The 30 NHL clubs of the 2013-14 season (the assignment is from March 2014):
@@ -899,7 +899,7 @@ EQUIPMENT = [
 
 
 def gen_hockey():
-    rng = Rng(0x40C4E7003)  # seed 003
+    rng = Rng(0x40C4E7003)  # the hockey sample's generator
     out = SqlFile("hockey", "teams, players and equipment (the hockey sample).")
 
     teams = [(i, *t) for i, t in enumerate(TEAMS, start=1)]

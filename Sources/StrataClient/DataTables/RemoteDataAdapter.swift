@@ -14,9 +14,12 @@ import StrataCore
 /// ```
 ///
 /// Requests go through the ``Connection``, so its authenticator (an ``AuthSession``), default
-/// headers, timeout and observers apply to them as to every other request. Every method has an
-/// ``AsyncRequest`` twin (``tableRequest(_:where:orderBy:select:top:skip:)`` …) for the Data Abstract sample's
-/// style: configure, start, cancel, watch progress, get the result on your actor.
+/// headers, timeout and observers apply to them as to every other request. The reads and
+/// ``applyChanges(_:mode:idempotencyKey:)-(DataTable)`` have ``AsyncRequest`` twins
+/// (``tableRequest(_:where:orderBy:select:top:skip:)`` …) for the Data Abstract sample's style:
+/// configure, start, cancel, watch progress, get the result on your actor. The change feed's
+/// methods (``fetchTables(_:track:)``, ``fetchChanges(_:since:wait:)``, ``changeStream(_:filter:since:configuration:)``)
+/// are plain `async` (the stream an `AsyncSequence`): a task you cancel is all they need.
 public struct RemoteDataAdapter: Sendable {
     /// The data service whose tables the adapter reads and changes.
     public let dataService: DataService
