@@ -25,13 +25,13 @@ extension BlobCommand {
             let name = location.name!
             let client = try await options.client()
             if file == "-" {
-                let blob = try await client.download(location.container, name)
+                let blob = try await client.download(name, from: location.container)
                 FileHandle.standardOutput.write(blob.data)
                 return
             }
             let destination = URL(fileURLWithPath: file ?? String(name.split(separator: "/").last ?? Substring(name)))
             let progress = ProgressLine(label: "Downloading \(destination.lastPathComponent)")
-            let properties = try await client.download(location.container, name, to: destination, progress: progress.handler)
+            let properties = try await client.download(name, from: location.container, to: destination, progress: progress.handler)
             progress.finish()
             print("Saved \(destination.path): \(properties.size) bytes, \(properties.contentType)")
         }

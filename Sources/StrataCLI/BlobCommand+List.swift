@@ -31,7 +31,7 @@ extension BlobCommand {
             var shown = 0
             var marker: String?
             repeat {
-                let page = try await client.list(location.container, prefix: location.name ?? "", marker: marker)
+                let page = try await client.blobs(in: location.container, prefix: location.name ?? "", marker: marker)
                 for blob in page.blobs {
                     if let limit, shown >= limit { return }
                     print("\(blob.size)\t\(ISO8601DateFormatter().string(from: blob.lastModified))\t\(blob.name)")

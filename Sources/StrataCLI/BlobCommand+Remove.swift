@@ -25,7 +25,7 @@ extension BlobCommand {
             let location = try BlobLocation(target, needsName: false)
             let client = try await options.client()
             if let name = location.name {
-                try await client.delete(location.container, name, ifMatch: ifMatch)
+                try await client.delete(name, from: location.container, ifMatch: ifMatch)
                 print("Deleted \(location.container)/\(name).")
             } else {
                 try await client.deleteContainer(location.container, force: force)

@@ -28,16 +28,16 @@ struct BlobClientTests {
             #expect(stored.contentType == "application/x-report")
             #expect(stored.sha256?.count == 64)
 
-            let fetched = try await blobs.download("docs", "reports/2024 Q1.bin")
+            let fetched = try await blobs.download("reports/2024 Q1.bin", from: "docs")
             #expect(fetched.data == content)
             #expect(fetched.range == nil)
             #expect(fetched.properties.etag == stored.etag)
             #expect(fetched.properties.size == 300_000)
-            let head = try await blobs.properties("docs", "reports/2024 Q1.bin")
+            let head = try await blobs.properties(of: "reports/2024 Q1.bin", in: "docs")
             #expect(head.etag == stored.etag && head.contentType == "application/x-report" && head.size == 300_000)
             #expect(abs(head.lastModified.timeIntervalSince(stored.lastModified)) < 1)
 
-            let part = try await blobs.download("docs", "reports/2024 Q1.bin", range: 1000...1999)
+            let part = try await blobs.download("reports/2024 Q1.bin", from: "docs", range: 1000...1999)
             #expect(part.data == content[1000...1999])
             #expect(part.range == 1000...1999)
             #expect(part.properties.size == 300_000)
@@ -68,7 +68,7 @@ struct BlobClientTests {
 
             let received = NIOLockedValueBox<[TransferProgress]>([])
             let target = directory.appendingPathComponent("download.bin")
-            let properties = try await blobs.download("files", "big.bin", to: target) { progress in
+            let properties = try await blobs.download("big.bin", from: "files", to: target) { progress in
                 received.withLockedValue { $0.append(progress) }
             }
             #expect(properties.etag == stored.etag)
@@ -79,7 +79,7 @@ struct BlobClientTests {
             print("BlobClient: 8 MiB file uploaded in \(String(format: "%.2f", uploadSeconds)) s")
 
             // A 404 is an error, and the file that was there stays as it was.
-            await #expect(throws: StrataError.self) { try await blobs.download("files", "missing.bin", to: target) }
+            await #expect(throws: StrataError.self) { try await blobs.download("missing.bin", from: "files", to: target) }
             #expect(try Data(contentsOf: target) == content)
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".download") }
             #expect(leftovers.isEmpty)
@@ -95,7 +95,7 @@ struct BlobClientTests {
             let blobs = try await server.signedInClient()
             try await blobs.createContainer("notes")
             let first = try await blobs.upload(Data("one".utf8), to: "notes", as: "n.txt", condition: .ifAbsent)
-            #expect(try await blobs.downloadIfModified("notes", "n.txt", etag: first.etag) == nil)
+            #expect(try await blobs.downloadIfModified("n.txt", from: "notes", etag: first.etag) == nil)
             do {
                 try await blobs.upload(Data("two".utf8), to: "notes", as: "n.txt", condition: .ifAbsent)
                 Issue.record("an existing blob was replaced despite If-None-Match: *")
@@ -103,12 +103,12 @@ struct BlobClientTests {
                 #expect(error.kind == .preconditionFailed)
             }
             let second = try await blobs.upload(Data("two".utf8), to: "notes", as: "n.txt", condition: .ifMatch(first.etag))
-            let changed = try await blobs.downloadIfModified("notes", "n.txt", etag: first.etag)
+            let changed = try await blobs.downloadIfModified("n.txt", from: "notes", etag: first.etag)
             #expect(changed?.data == Data("two".utf8))
-            await #expect(throws: StrataError.self) { try await blobs.delete("notes", "n.txt", ifMatch: first.etag) }
-            try await blobs.delete("notes", "n.txt", ifMatch: second.etag)
+            await #expect(throws: StrataError.self) { try await blobs.delete("n.txt", from: "notes", ifMatch: first.etag) }
+            try await blobs.delete("n.txt", from: "notes", ifMatch: second.etag)
             do {
-                _ = try await blobs.properties("notes", "n.txt")
+                _ = try await blobs.properties(of: "n.txt", in: "notes")
                 Issue.record("a deleted blob still has properties")
             } catch let error as StrataError {
                 #expect(error.kind == .notFound)
@@ -124,9 +124,9 @@ struct BlobClientTests {
             for name in ["2023/a.jpg", "2024/b.jpg", "2024/c.jpg", "2024/d.jpg", "readme.txt"] {
                 try await blobs.upload(Data(name.utf8), to: "albums", as: name)
             }
-            let first = try await blobs.list("albums", prefix: "2024/", limit: 2)
+            let first = try await blobs.blobs(in: "albums", prefix: "2024/", limit: 2)
             #expect(first.blobs.map(\.name) == ["2024/b.jpg", "2024/c.jpg"])
-            let second = try await blobs.list("albums", prefix: "2024/", limit: 2, marker: first.nextMarker)
+            let second = try await blobs.blobs(in: "albums", prefix: "2024/", limit: 2, marker: first.nextMarker)
             #expect(second.blobs.map(\.name) == ["2024/d.jpg"])
             #expect(second.nextMarker == nil)
             #expect(try await blobs.allBlobs(in: "albums").count == 5)
@@ -134,7 +134,7 @@ struct BlobClientTests {
 
             let anonymous = server.anonymousClient
             do {
-                _ = try await anonymous.download("albums", "readme.txt")
+                _ = try await anonymous.download("readme.txt", from: "albums")
                 Issue.record("an anonymous caller read a private container")
             } catch let error as StrataError {
                 #expect(error.kind == .unauthorized)
@@ -143,7 +143,7 @@ struct BlobClientTests {
             let containers = try await anonymous.containers()
             #expect(containers.map(\.name) == ["speakers"])
             #expect(containers.first?.access == .publicRead)
-            let picture = try await anonymous.download("speakers", "BTubalinal.jpg")
+            let picture = try await anonymous.download("BTubalinal.jpg", from: "speakers")
             #expect(picture.properties.contentType == "image/jpeg")
             #expect(picture.data.prefix(3) == Data([0xFF, 0xD8, 0xFF]))
             #expect(picture.data.suffix(2) == Data([0xFF, 0xD9]))

@@ -98,13 +98,13 @@ struct DeltaClientTests {
         }
         try await withRouter(router) { url in
             let adapter = RemoteDataAdapter(connection: Connection(baseURL: url), service: "cardealer")
-            let first = try await adapter.fetchTables(["Car", "Person"], track: true)
+            let first = try await adapter.trackedTables(["Car", "Person"])
             #expect(first.token == "T1")
             #expect(first.tables.map(\.name) == ["Car", "Person"])
             var briefcase = Briefcase(tables: first.tables)
             briefcase.deltaToken = first.token
 
-            let delta = try await adapter.fetchChanges(["Car", "Person"], since: "T1")
+            let delta = try await adapter.changes(in: ["Car", "Person"], since: "T1")
             #expect(delta.token == "T2")
             #expect(seen.withLockedValue { $0.last } == "names=Car,Person&since=T1&page=2")
             let car = try #require(delta.tables.first { $0.name == "Car" })
@@ -122,12 +122,12 @@ struct DeltaClientTests {
             #expect(briefcase["Car"]?.rows.map { $0["make"] } == [.string("Audi A4")])
             #expect(briefcase["Person"]?.rows.map { $0["name"] } == [.string("Bob")])
 
-            let empty = try await adapter.fetchChanges(["Car", "Person"], since: "T2", wait: 30)
+            let empty = try await adapter.changes(in: ["Car", "Person"], since: "T2", wait: 30)
             #expect(empty.isEmpty)
             #expect(empty.token == "T3")
             #expect(seen.withLockedValue { $0.last } == "names=Car,Person&since=T2&wait=30")
 
-            let error = await #expect(throws: StrataError.self) { try await adapter.fetchChanges(["Car"], since: "OLD") }
+            let error = await #expect(throws: StrataError.self) { try await adapter.changes(in: ["Car"], since: "OLD") }
             #expect(error?.kind == .deltaTokenGone)
         }
     }
@@ -146,10 +146,10 @@ struct DeltaClientTests {
         }
         try await withRouter(router) { url in
             let adapter = RemoteDataAdapter(connection: Connection(baseURL: url), service: "cardealer")
-            let first = try await adapter.fetchTable("Car", where: "make eq 'Audi'", select: ["carID", "make"], track: true)
+            let first = try await adapter.trackedTable("Car", where: "make eq 'Audi'", select: ["carID", "make"])
             #expect(first.token == "C1")
             var car = try #require(first.tables.first)
-            let delta = try await adapter.fetchChanges(table: "Car", where: "make eq 'Audi'", select: ["carID", "make"], since: "C1")
+            let delta = try await adapter.changes(in: "Car", where: "make eq 'Audi'", select: ["carID", "make"], since: "C1")
             #expect(delta.token == "C2")
             try car.apply(try #require(delta.tables.first))
             #expect(car.rows.isEmpty)

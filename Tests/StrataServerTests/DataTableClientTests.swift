@@ -18,6 +18,12 @@ struct DataTableClientTests {
             #expect(people.fields.map(\.name) == ["personID", "firstName"])
             #expect(people.rows.count == 3)
             #expect(people.rows.allSatisfy { $0.state == .unchanged })
+            // The same filter built with typed fields reads the same rows.
+            let lastName = Field<String>("lastName")
+            let typed = try await adapter.table("Person", where: lastName == "Johnson" || lastName == "Campbell",
+                                                orderBy: "lastName desc,firstName", select: ["firstName"], top: 3, skip: 1)
+            #expect(typed.rows.map { $0["firstName"] } == people.rows.map { $0["firstName"] })
+            #expect(ReplicaTable("Person", where: lastName == "Johnson").filter == "lastName eq 'Johnson'")
             let all = try await adapter.tables(["Car", "PersonCar"])
             #expect(all.map(\.name) == ["Car", "PersonCar"])
             #expect(all[0].rows.count > 100)

@@ -34,7 +34,7 @@ import sys
 import time
 import urllib.parse
 
-import bench
+import common
 
 LIB = os.path.dirname(os.path.abspath(__file__))
 ENV = os.environ
@@ -48,77 +48,37 @@ FEED_SECONDS = int(ENV.get("BENCH_FEED_SECONDS", "20"))
 UPDATE_SHARE = float(ENV.get("BENCH_FEED_UPDATE_SHARE", "0.02"))
 DELTA_ROWS = int(ENV.get("BENCH_FEED_DELTA_ROWS", "10000"))
 GENERATOR_CONNECTIONS = 32
-ADMIN_USER = ENV.get("BENCH_ADMIN_USER", "benchadmin")
-
-TARGETS = {
-    "strata_sqlite": {"storage": ["--data", ENV.get("BENCH_SQLITE_DATA", "")]},
-    "strata_pg": {"storage": ["--database", ENV.get("BENCH_PG_DATABASE", ""), "--data", ENV.get("BENCH_PG_DATA", "")]},
-}
 
 
 def path():
-    return os.path.join(bench.RUN_DIR, "feed.json")
+    return os.path.join(common.RUN_DIR, "feed.json")
 
 
 def log(text):
     print("  feed " + text, flush=True)
 
 
-def sign_in(base, user, password):
-    status, _, data = bench.request(base, "/auth/token", "POST", json.dumps({"username": user, "password": password}))
-    if status != 200:
-        raise RuntimeError(f"POST /auth/token as {user} answered {status}: {data[:200]!r}")
-    return json.loads(data)["access_token"]
-
-
-class Target:
-    def __init__(self, name):
-        self.name = name
-        self.label = bench.TARGETS[name]["label"]
-        self.base = bench.TARGETS[name]["url"]
-        self.pid = bench.TARGETS[name]["pid"]
-        self.storage = TARGETS[name]["storage"]
-        password = ENV.get("BENCH_PASSWORD", "")
-        self.token = sign_in(self.base, ENV.get("BENCH_USER", "bench"), password)
-        self.admin = sign_in(self.base, ADMIN_USER, ENV.get("BENCH_ADMIN_PASSWORD", password))
-
-    def auth(self):
-        return {"Authorization": "Bearer " + self.token}
-
-    def track(self, on):
-        command = [ENV.get("BENCH_STRATA_BIN", "strata"), "service", "track", "cardealer", "--tables", "Person"]
-        if not on:
-            command.append("--off")
-        done = subprocess.run(command + self.storage, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"strata service track {'on' if on else '--off'} failed: {done.stderr.strip()}")
-        status, _, data = bench.request(self.base, "/admin/services/reload", "POST", "",
-                                        {"Authorization": "Bearer " + self.admin})
-        if status != 200:
-            raise RuntimeError(f"POST /admin/services/reload answered {status}: {data[:200]!r}")
-
-
 # ----------------------------------------------------------------------------------------------
 # 1. write cost
 # ----------------------------------------------------------------------------------------------
 
-POST = next(s for s in bench.SCENARIOS if s["id"] == "post_single")
-BATCH = next(s for s in bench.SCENARIOS if s["id"] == "batch_1000")
+POST = next(s for s in common.SCENARIOS if s["id"] == "post_single")
+BATCH = next(s for s in common.SCENARIOS if s["id"] == "batch_1000")
 
 
 def write_cost(target):
     url = target.base + POST["strata"]
     runs = {"off": [], "on": []}
     batches = {"off": [], "on": []}
-    for round_ in range(bench.REPEAT):
+    for round_ in range(common.REPEAT):
         for state in ("off", "on"):
             target.track(state == "on")
-            if round_ == 0 and bench.WARMUP > 0:
-                bench.wrk(url, bench.WARMUP, target.auth(), "POST", POST["body"])
-            before = bench.cpu_seconds(target.pid)
-            run = bench.wrk(url, bench.DURATION, target.auth(), "POST", POST["body"])
+            if round_ == 0 and common.WARMUP > 0:
+                common.wrk(url, common.WARMUP, target.auth(), "POST", POST["body"])
+            before = common.cpu_seconds(target.pid)
+            run = common.wrk(url, common.DURATION, target.auth(), "POST", POST["body"])
             if run["requests"] and before is not None:
-                run["cpu_us_per_request"] = (bench.cpu_seconds(target.pid) - before) * 1e6 / run["requests"]
+                run["cpu_us_per_request"] = (common.cpu_seconds(target.pid) - before) * 1e6 / run["requests"]
             runs[state].append(run)
             batch = measure_batch(target)
             batches[state].append(batch)
@@ -126,15 +86,15 @@ def write_cost(target):
                 f"$batch {batch['batch_ms']:.0f} ms")
     result = {}
     for state in ("off", "on"):
-        summary = bench.summarize_wrk(runs[state])
+        summary = common.summarize_wrk(runs[state])
         times = [t for b in batches[state] for t in b["runs"]]
         summary["batch_ms"] = statistics.median(times)
         summary["batch_status"] = sorted({s for b in batches[state] for s in b["status"]})
         summary["batch_created"] = min(b["created_per_batch"] for b in batches[state])
         summary["batch_runs"] = times
         result[state] = summary
-    result["post_ratio"] = bench.ratio(result["on"]["rps"], result["off"]["rps"])
-    result["batch_ratio"] = bench.ratio(result["on"]["batch_ms"], result["off"]["batch_ms"])
+    result["post_ratio"] = common.ratio(result["on"]["rps"], result["off"]["rps"])
+    result["batch_ratio"] = common.ratio(result["on"]["batch_ms"], result["off"]["batch_ms"])
     return result
 
 
@@ -142,11 +102,11 @@ def measure_batch(target):
     """Two timed batches of 1,000 inserts (bench.py's body), after one warm-up batch."""
     times, statuses, created = [], set(), None
     for run in range(3):
-        body, content_type = bench.batch_body(1000, run)
+        body, content_type = common.batch_body(1000, run)
         headers = target.auth()
         headers["Content-Type"] = content_type
         started = time.perf_counter()
-        status, _, data = bench.request(target.base, BATCH["strata"], "POST", body, headers)
+        status, _, data = common.request(target.base, BATCH["strata"], "POST", body, headers)
         elapsed = time.perf_counter() - started
         statuses.add(status)
         created = data.decode(errors="replace").count("201 Created")
@@ -180,7 +140,7 @@ def tables_read(base, path_):
     page_ms = []
     while path_:
         page_started = time.perf_counter()
-        status, _, data = bench.request(base, path_)
+        status, _, data = common.request(base, path_)
         page_ms.append(round((time.perf_counter() - page_started) * 1000, 1))
         if status != 200:
             raise RuntimeError(f"GET {path_[:120]} answered {status}: {data[:300]!r}")
@@ -203,18 +163,18 @@ def tables_read(base, path_):
 
 def delta(target):
     full_runs, tracked_runs, delta_runs, update_s = [], [], [], []
-    for round_ in range(bench.REPEAT):
+    for round_ in range(common.REPEAT):
         full_runs.append(tables_read(target.base, "/cardealer/$tables?names=Person"))
         full = tables_read(target.base, "/cardealer/$tables?names=Person&track=1")
         tracked_runs.append(full)
         # 10,000 distinct existing rows, in change sets of 1,000.
-        ids = random.Random(round_).sample(range(1, bench.SCALE + 1), DELTA_ROWS)
+        ids = random.Random(round_).sample(range(1, common.SCALE + 1), DELTA_ROWS)
         started = time.perf_counter()
         for chunk in range(0, len(ids), 1000):
             body, content_type = update_batch_body(ids[chunk:chunk + 1000], f"{round_}_{chunk}")
             headers = target.auth()
             headers["Content-Type"] = content_type
-            status, _, data = bench.request(target.base, "/cardealer/$batch", "POST", body, headers)
+            status, _, data = common.request(target.base, "/cardealer/$batch", "POST", body, headers)
             if status != 202 or data.count(b"204 No Content") != len(ids[chunk:chunk + 1000]):
                 raise RuntimeError(f"updating rows: $batch answered {status}, "
                                    f"{data.count(b'204 No Content')} × 204: {data[:300]!r}")
@@ -234,7 +194,7 @@ def delta(target):
             "full_rows_per_s": full_rate, "delta_rows_per_s": delta_rate,
             "delta_seconds": statistics.median(r["seconds"] for r in delta_runs),
             "delta_rows": delta_runs[0]["rows"], "update_seconds": statistics.median(update_s),
-            "ratio": bench.ratio(delta_rate, full_rate)}
+            "ratio": common.ratio(delta_rate, full_rate)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -242,7 +202,7 @@ def delta(target):
 # ----------------------------------------------------------------------------------------------
 
 def feed_path(k):
-    return "/cardealer/$feed?sets=Person&$filter=" + bench.q(f"personID mod {FILTERS} eq {k}")
+    return "/cardealer/$feed?sets=Person&$filter=" + common.q(f"personID mod {FILTERS} eq {k}")
 
 
 class Subscriber(asyncio.Protocol):
@@ -323,7 +283,7 @@ class Subscriber(asyncio.Protocol):
 
 class Hub:
     def __init__(self, base):
-        self.host, self.port = bench.split(base)
+        self.host, self.port = common.split(base)
         self.subscribers = []
         self.errors = []
         self.stopping = False
@@ -373,7 +333,7 @@ class Hub:
 async def run_subscribers(target, seconds, rate, update_share):
     loop = asyncio.get_running_loop()
     hub = Hub(target.base)
-    rss_before = bench.rss_kib(target.pid)
+    rss_before = common.rss_kib(target.pid)
     started = time.monotonic()
     for k in range(SUBSCRIBERS):
         _, protocol = await loop.create_connection(lambda k=k: Subscriber(hub, k % FILTERS), hub.host, hub.port)
@@ -383,23 +343,23 @@ async def run_subscribers(target, seconds, rate, update_share):
     ready = await asyncio.wait_for(asyncio.gather(*(s.ready for s in hub.subscribers)), 120)
     connect_s = time.monotonic() - started
     await asyncio.sleep(1)
-    rss_connected = bench.rss_kib(target.pid)
+    rss_connected = common.rss_kib(target.pid)
     log(f"{target.label:<18} {sum(ready)} of {SUBSCRIBERS} subscribers ready in {connect_s:.1f} s, "
         f"server RSS {rss_before / 1024:.0f} → {rss_connected / 1024:.0f} MB")
-    cpu_before = bench.cpu_seconds(target.pid)
-    database_before = bench.cluster_cpu_seconds(bench.POSTMASTER) if target.name == "strata_pg" and bench.POSTMASTER else None
+    cpu_before = common.cpu_seconds(target.pid)
+    database_before = common.cluster_cpu_seconds(common.POSTMASTER) if target.name == "strata_pg" and common.POSTMASTER else None
     own_before = time.process_time()
-    out = os.path.join(bench.RUN_DIR, f"feed-generator-{target.name}.json")
+    out = os.path.join(common.RUN_DIR, f"feed-generator-{target.name}.json")
     generator = await asyncio.create_subprocess_exec(
         sys.executable, os.path.abspath(__file__), "generate", target.base, target.token, str(rate), str(seconds),
-        str(update_share), str(bench.SCALE), out)
+        str(update_share), str(common.SCALE), out)
     await generator.wait()
     # Let what is still in flight arrive: the stragglers are the tail the goal is about.
     await asyncio.sleep(3)
-    cpu_used = bench.cpu_seconds(target.pid) - cpu_before
-    database_used = (bench.cluster_cpu_seconds(bench.POSTMASTER) - database_before) if database_before is not None else None
+    cpu_used = common.cpu_seconds(target.pid) - cpu_before
+    database_used = (common.cluster_cpu_seconds(common.POSTMASTER) - database_before) if database_before is not None else None
     own_used = time.process_time() - own_before
-    rss_after = bench.rss_kib(target.pid)
+    rss_after = common.rss_kib(target.pid)
     hub.stopping = True
     for s in hub.subscribers:
         s.transport.close()
@@ -495,7 +455,7 @@ def summarize_subscribers(target, hub, sent, ready, connect_s, rss_before, rss_c
 # ----------------------------------------------------------------------------------------------
 
 async def generate(base, token, rate, seconds, update_share, scale, out):
-    host, port = bench.split(base)
+    host, port = common.split(base)
     total = int(rate * seconds)
     rng = random.Random(25)
     plan = [("update" if rng.random() < update_share else "insert", rng.randint(1, scale)) for _ in range(total)]
@@ -580,13 +540,13 @@ def measure():
                       "load_before": open("/proc/loadavg").read().split()[:3]}
     parts = [p for p in ENV.get("BENCH_FEED_PARTS", "delta,writes,subscribers").split(",") if p]
     only = [t for t in ENV.get("BENCH_FEED_TARGETS", "").split(",") if t]  # e.g. strata_pg, to repeat one database
-    for name in bench.STRATA:
-        if not bench.live(name) or (only and name not in only):
+    for name in common.STRATA:
+        if not common.live(name) or (only and name not in only):
             continue
         entry = {}
         results[name] = entry
         try:
-            target = Target(name)
+            target = common.Target(name)
             # The delta first: it reads the whole table, which the write measurement then grows.
             target.track(True)
             if "delta" in parts:
@@ -604,34 +564,34 @@ def measure():
 
 
 def load():
-    return bench.load_json(path())
+    return common.load_json(path())
 
 
 def markdown(results):
-    lines, done = bench.section_start("Change feed (issue 25)", results)
+    lines, done = common.section_start("Change feed (issue 25)", results)
     if done:
         return lines
     s = results.get("settings", {})
     run = results.get("run", {})
-    lines.append(bench.measured_when(run) + f"; wrk as above for the POSTs, {s.get('seconds')} s of paced load "
+    lines.append(common.measured_when(run) + f"; wrk as above for the POSTs, {s.get('seconds')} s of paced load "
                  f"for the subscribers.")
     lines.append("")
-    row = bench.target_table(lines, results)
+    row = common.target_table(lines, results)
 
-    num = bench.fmt_num
+    num = common.fmt_num
     row("POST one entity, tracking off → on (req/s = committed changes/s under wrk)",
-        lambda e: f"{num(e['writes']['off']['rps'])} → {num(e['writes']['on']['rps'])} ({bench.fmt_ratio(e['writes']['post_ratio'])})")
+        lambda e: f"{num(e['writes']['off']['rps'])} → {num(e['writes']['on']['rps'])} ({common.fmt_ratio(e['writes']['post_ratio'])})")
     row("POST server CPU µs/request, off → on",
         lambda e: f"{num(e['writes']['off']['cpu_us_per_request'])} → {num(e['writes']['on']['cpu_us_per_request'])}")
     row("$batch of 1,000 inserts, ms, off → on",
-        lambda e: f"{num(e['writes']['off']['batch_ms'])} → {num(e['writes']['on']['batch_ms'])} ({bench.fmt_ratio(e['writes']['batch_ratio'])})")
+        lambda e: f"{num(e['writes']['off']['batch_ms'])} → {num(e['writes']['on']['batch_ms'])} ({common.fmt_ratio(e['writes']['batch_ratio'])})")
     row("full stream `$tables?names=Person`, rows/s (with `&track=1`)",
         lambda e: f"{num(e['delta']['full_rows_per_s'])} ({e['delta']['full'][0]['rows']:,} rows) "
                   f"({num(e['delta']['tracked_full_rows_per_s'])})")
     row(f"delta of {s.get('delta_rows', DELTA_ROWS):,} updated rows (`since=`, following `next`), rows/s",
         lambda e: f"{num(e['delta']['delta_rows_per_s'])} ({e['delta']['delta_rows']:,} rows in {e['delta']['delta_seconds'] * 1000:,.0f} ms, "
                   f"{e['delta']['delta'][0]['pages']} pages)")
-    row("delta ÷ full stream, rows/s (goal ≥ 1)", lambda e: bench.fmt_ratio(e["delta"]["ratio"]))
+    row("delta ÷ full stream, rows/s (goal ≥ 1)", lambda e: common.fmt_ratio(e["delta"]["ratio"]))
     row(f"{s.get('subscribers')} SSE subscribers ready (connect time)",
         lambda e: f"{e['subscribers']['subscribers_ready']} ({e['subscribers']['connect_s']:.1f} s)")
     row("changes committed/s under the paced load (goal rate, update share)",
@@ -650,7 +610,7 @@ def markdown(results):
         lambda e: f"{e['subscribers']['rss_per_subscriber_kb']:.0f} KiB")
     row("errors (subscribers, writes)",
         lambda e: f"{e['subscribers']['error_count']}, {sum(v for k, v in e['subscribers']['write_statuses'].items() if k not in ('201', '204'))}")
-    bench.target_failures(lines, results)
+    common.target_failures(lines, results)
     lines.append("")
     lines.append(f"Subscribers: `$feed?sets=Person&$filter=personID mod {FILTERS} eq K`, K = 0…{FILTERS - 1}, "
                  f"{s.get('subscribers', 0) // FILTERS} each; the paced load writes firstName `L<seq>` with inserts and "
@@ -662,6 +622,6 @@ def markdown(results):
 
 
 if __name__ == "__main__":
-    bench.module_main(__doc__, measure, markdown, load,
-                      generate=lambda args: asyncio.run(generate(args[0], args[1], int(args[2]), float(args[3]),
-                                                                 float(args[4]), int(args[5]), args[6])))
+    common.module_main(__doc__, measure, markdown, load,
+                       generate=lambda args: asyncio.run(generate(args[0], args[1], int(args[2]), float(args[3]),
+                                                                  float(args[4]), int(args[5]), args[6])))

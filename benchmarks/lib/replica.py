@@ -39,8 +39,7 @@ import statistics
 import subprocess
 import time
 
-import bench
-import feed
+import common
 
 ENV = os.environ
 LIB = os.path.dirname(os.path.abspath(__file__))
@@ -53,7 +52,7 @@ PHASE_TIMEOUT = 900
 
 
 def path():
-    return os.path.join(bench.RUN_DIR, "replica.json")
+    return os.path.join(common.RUN_DIR, "replica.json")
 
 
 def binary():
@@ -70,7 +69,7 @@ def log(text):
 def run_phase(target, directory, phase, *extra):
     """One ReplicaBench process; its JSON result. Its progress lines (stderr) are passed on."""
     command = [binary(), target.base, "cardealer", ENV.get("BENCH_USER", "bench"), "-", directory, phase,
-               "--scale", str(bench.SCALE), "--where", f"personID le {bench.SCALE}", *extra]
+               "--scale", str(common.SCALE), "--where", f"personID le {common.SCALE}", *extra]
     env = dict(ENV)
     env["BENCH_PASSWORD"] = ENV.get("BENCH_PASSWORD", "")
     try:
@@ -130,14 +129,14 @@ def measure_target(target, directory):
     target.track(True)
 
     downloads = []
-    for _ in range(bench.REPEAT):
+    for _ in range(common.REPEAT):
         downloads.append(run_phase(target, directory, "download"))
     entry["download"] = {"runs": downloads, "sync_s": median(r["sync_s"] for r in downloads),
                          "rows_per_s": median(r["rows_per_s"] for r in downloads), "rows": downloads[-1]["rows"],
                          "snapshot_bytes": downloads[-1]["after_snapshot_bytes"],
                          "journal_bytes": downloads[-1]["after_journal_bytes"]}
-    if downloads[-1]["rows"] != bench.SCALE:
-        raise RuntimeError(f"the replica holds {downloads[-1]['rows']} rows, not the {bench.SCALE} generated")
+    if downloads[-1]["rows"] != common.SCALE:
+        raise RuntimeError(f"the replica holds {downloads[-1]['rows']} rows, not the {common.SCALE} generated")
 
     # Each open in a new process, the first with the files dropped from the page cache, then taking turns.
     opens = {"evicted": [], "warm": []}
@@ -154,7 +153,7 @@ def measure_target(target, directory):
                      for kind, runs in opens.items()}
 
     deltas = []
-    for round_ in range(bench.REPEAT):
+    for round_ in range(common.REPEAT):
         deltas.append(run_phase(target, directory, "delta", "--delta-rows", str(DELTA_ROWS), "--tag", f"{round_}{int(time.time())}"))
     entry["delta"] = {"runs": deltas, "rows": DELTA_ROWS, "sync_s": median(r["sync_s"] for r in deltas),
                       "rows_per_s": median(r["rows_per_s"] for r in deltas),
@@ -181,23 +180,23 @@ def measure():
     commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
                            text=True).stdout.strip()
-    work = os.path.join(bench.RUN_DIR, "replica")
+    work = os.path.join(common.RUN_DIR, "replica")
     os.makedirs(work, exist_ok=True)
     results = {
-        "settings": {"scale": bench.SCALE, "where": f"personID le {bench.SCALE}", "open_runs": OPEN_RUNS,
-                     "repeat": bench.REPEAT, "writes": WRITES, "delta_rows": DELTA_ROWS, "query_limit": QUERY_LIMIT},
+        "settings": {"scale": common.SCALE, "where": f"personID le {common.SCALE}", "open_runs": OPEN_RUNS,
+                     "repeat": common.REPEAT, "writes": WRITES, "delta_rows": DELTA_ROWS, "query_limit": QUERY_LIMIT},
         "run": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "commit": commit + (" (with uncommitted changes)" if dirty else ""),
                 "load_before": open("/proc/loadavg").read().split()[:3]},
         "disk": disk(work),
     }
     only = [t for t in ENV.get("BENCH_REPLICA_TARGETS", "").split(",") if t]
-    for name in bench.STRATA:
-        if not bench.live(name) or (only and name not in only):
+    for name in common.STRATA:
+        if not common.live(name) or (only and name not in only):
             continue
         directory = os.path.join(work, name)
         try:
-            results[name] = measure_target(feed.Target(name), directory)
+            results[name] = measure_target(common.Target(name), directory)
         except Exception as error:  # report what failed and go on with the next database
             results[name] = {"failed": f"{type(error).__name__}: {error}"}
             log(f"{name}: failed: {results[name]['failed']}")
@@ -208,10 +207,10 @@ def measure():
 
 def load():
     """The results for latest.json: without the per-write samples, which stay in <run>/replica.json."""
-    results = bench.load_json(path())
+    results = common.load_json(path())
     if results is None:
         return None
-    for name in bench.STRATA:
+    for name in common.STRATA:
         observed = (results.get(name) or {}).get("observe")
         if isinstance(observed, dict):
             observed.pop("samples_ms", None)
@@ -220,18 +219,18 @@ def load():
 
 
 def markdown(results):
-    lines, done = bench.section_start("Offline replica (issue 26)", results)
+    lines, done = common.section_start("Offline replica (issue 26)", results)
     if done:
         return lines
     s = results.get("settings", {})
     run = results.get("run", {})
-    lines.append(bench.measured_when(run) + f". ReplicaBench (StrataClient's `Replica` in a client process "
+    lines.append(common.measured_when(run) + f". ReplicaBench (StrataClient's `Replica` in a client process "
                  f"of its own, a new process per phase) keeps `Person` where `{s.get('where')}`; the replica's directory is on "
                  f"{results.get('disk', {}).get('text', '?')}.")
     lines.append("")
-    row = bench.target_table(lines, results)
+    row = common.target_table(lines, results)
 
-    num = bench.fmt_num
+    num = common.fmt_num
     # Latencies below a millisecond (a first edit, the disk's fsync) keep two decimals.
     short = lambda v: "—" if v is None else (f"{v:.2f}" if v < 1 else num(v))
     ms = lambda v: f"{num(v)} ms"
@@ -273,7 +272,7 @@ def markdown(results):
         lambda e: ms(e["observe"]["query_first_rows_ms"]))
     row("push of the writes' pending changes: one `sync()`",
         lambda e: f"{ms(e['observe']['push_s'] * 1000)} ({e['observe']['push_sent']} changes)")
-    bench.target_failures(lines, results)
+    common.target_failures(lines, results)
     lines.append("")
     lines.append(f"Download and delta: median of {s.get('repeat')} runs (each download from an empty directory; each delta "
                  f"updates the same {s.get('delta_rows', 0):,} rows, every {max(1, s.get('scale', 0) // max(1, s.get('delta_rows', 1)))}th key, to new values). The writes update rows "
@@ -283,4 +282,4 @@ def markdown(results):
 
 
 if __name__ == "__main__":
-    bench.module_main(__doc__, measure, markdown, load)
+    common.module_main(__doc__, measure, markdown, load)

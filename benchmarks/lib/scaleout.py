@@ -14,17 +14,17 @@ import json
 import os
 import statistics
 
-import bench
+import common
 
 ENV = os.environ
 ONE = ENV.get("BENCH_SCALE_ONE_URL")
 TWO = ENV.get("BENCH_SCALE_TWO_URL")
 SERVER_PIDS = [p for p in ENV.get("BENCH_SCALE_SERVER_PIDS", "").split(",") if p]
-SCENARIOS = [s for s in bench.SCENARIOS if s["id"] in ("get_by_key", "post_single")]
+SCENARIOS = [s for s in common.SCENARIOS if s["id"] in ("get_by_key", "post_single")]
 
 
 def path():
-    return os.path.join(bench.RUN_DIR, "scaleout.json")
+    return os.path.join(common.RUN_DIR, "scaleout.json")
 
 
 def headers(scenario, token):
@@ -34,7 +34,7 @@ def headers(scenario, token):
 
 
 def sign_in(base):
-    status, _, data = bench.request(base, "/auth/token", "POST", json.dumps(
+    status, _, data = common.request(base, "/auth/token", "POST", json.dumps(
         {"username": ENV.get("BENCH_USER", "bench"), "password": ENV.get("BENCH_PASSWORD", "")}))
     return json.loads(data)["access_token"] if status == 200 else None
 
@@ -50,14 +50,14 @@ def measure():
         runs = {name: [] for name in targets}
         cpu = {name: [] for name in targets}
         for name, base in targets.items():
-            bench.wrk(base + scenario["strata"], bench.WARMUP, headers(scenario, token), scenario.get("method", "GET"),
-                      scenario.get("body"))
-        for _ in range(bench.REPEAT):
+            common.wrk(base + scenario["strata"], common.WARMUP, headers(scenario, token), scenario.get("method", "GET"),
+                       scenario.get("body"))
+        for _ in range(common.REPEAT):
             for name, base in targets.items():
-                before = sum(bench.cpu_seconds(pid) or 0 for pid in SERVER_PIDS)
-                run = bench.wrk(base + scenario["strata"], bench.DURATION, headers(scenario, token),
-                                scenario.get("method", "GET"), scenario.get("body"))
-                used = sum(bench.cpu_seconds(pid) or 0 for pid in SERVER_PIDS) - before
+                before = sum(common.cpu_seconds(pid) or 0 for pid in SERVER_PIDS)
+                run = common.wrk(base + scenario["strata"], common.DURATION, headers(scenario, token),
+                                 scenario.get("method", "GET"), scenario.get("body"))
+                used = sum(common.cpu_seconds(pid) or 0 for pid in SERVER_PIDS) - before
                 runs[name].append(run)
                 if run.get("requests"):
                     cpu[name].append(used / run["requests"] * 1e6)
@@ -79,11 +79,11 @@ def measure():
 
 
 def load():
-    return bench.load_json(path())
+    return common.load_json(path())
 
 
 def markdown(results):
-    lines, done = bench.section_start("Scale-out: two servers behind nginx ÷ one", results, missing="no PostgreSQL run")
+    lines, done = common.section_start("Scale-out: two servers behind nginx ÷ one", results, missing="no PostgreSQL run")
     if done:
         return lines
     lines.append("Both on this machine's cores, with nginx, wrk and PostgreSQL (docs/DEPLOYMENT.md explains the ratio).")
@@ -106,4 +106,4 @@ def markdown(results):
 
 
 if __name__ == "__main__":
-    bench.module_main(__doc__, measure, markdown, load)
+    common.module_main(__doc__, measure, markdown, load)

@@ -32,7 +32,7 @@ extension BlobClient {
     ///   - prefix: only names that start with it (`2024/` for a "folder").
     ///   - limit: at most this many (1…1000; the server's default is 1000).
     ///   - marker: the previous page's ``BlobPage/nextMarker``.
-    public func list(_ container: String, prefix: String = "", limit: Int? = nil, marker: String? = nil) async throws(StrataError) -> BlobPage {
+    public func blobs(in container: String, prefix: String = "", limit: Int? = nil, marker: String? = nil) async throws(StrataError) -> BlobPage {
         var query = ["prefix=" + PercentEncoding.encodeQueryValue(prefix)]
         if let limit { query.append("limit=\(limit)") }
         if let marker { query.append("marker=" + PercentEncoding.encodeQueryValue(marker)) }
@@ -48,7 +48,7 @@ extension BlobClient {
         var blobs: [BlobProperties] = []
         var marker: String?
         repeat {
-            let page = try await list(container, prefix: prefix, marker: marker)
+            let page = try await self.blobs(in: container, prefix: prefix, marker: marker)
             blobs += page.blobs
             marker = page.nextMarker
         } while marker != nil

@@ -86,7 +86,7 @@ public struct BlobClient: Sendable {
     /// - Parameters:
     ///   - range: bytes to fetch (`0...1023`); the server clamps a range that runs past the end.
     ///   - progress: called as the body arrives (``TransferProgress/Direction/download``).
-    public func download(_ container: String, _ name: String, range: ClosedRange<Int64>? = nil,
+    public func download(_ name: String, from container: String, range: ClosedRange<Int64>? = nil,
                          progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobData {
         var headers: StrataHeaders = ["Accept": "*/*"]
         if let range { headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound)" }
@@ -98,7 +98,7 @@ public struct BlobClient: Sendable {
     ///
     /// - Parameter etag: the ``BlobProperties/etag`` of the copy the caller has.
     /// - Returns: nil when the caller's copy is current (the server answered 304 without a body).
-    public func downloadIfModified(_ container: String, _ name: String, etag: String,
+    public func downloadIfModified(_ name: String, from container: String, etag: String,
                                    progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobData? {
         let request = StrataRequest(.get, path(container, name), headers: ["Accept": "*/*", "If-None-Match": etag])
         let response = try await connection.send(request, progress: progress)
@@ -111,7 +111,7 @@ public struct BlobClient: Sendable {
     /// The file appears (or is replaced) only once the whole blob has arrived; a failed or
     /// cancelled download leaves what was there before.
     @discardableResult
-    public func download(_ container: String, _ name: String, to file: URL,
+    public func download(_ name: String, from container: String, to file: URL,
                          progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> BlobProperties {
         let response = try await connection.download(StrataRequest(.get, path(container, name), headers: ["Accept": "*/*"]), to: file,
                                                       progress: progress).requireSuccess()
@@ -119,7 +119,7 @@ public struct BlobClient: Sendable {
     }
 
     /// A blob's properties without its content (`HEAD`).
-    public func properties(_ container: String, _ name: String) async throws(StrataError) -> BlobProperties {
+    public func properties(of name: String, in container: String) async throws(StrataError) -> BlobProperties {
         let response = try await connection.send(StrataRequest(.head, path(container, name), headers: ["Accept": "*/*"]))
         guard response.isSuccess else {
             // A HEAD answer has no body to carry the error's message; say what the status means.
@@ -150,7 +150,7 @@ public struct BlobClient: Sendable {
     // MARK: Deleting
 
     /// Deletes a blob; with an `etag`, only if it is still that version.
-    public func delete(_ container: String, _ name: String, ifMatch etag: String? = nil) async throws(StrataError) {
+    public func delete(_ name: String, from container: String, ifMatch etag: String? = nil) async throws(StrataError) {
         var headers: StrataHeaders = [:]
         headers["If-Match"] = etag
         try await connection.send(StrataRequest(.delete, path(container, name), headers: headers)).requireSuccess()

@@ -10,7 +10,7 @@ public struct BlobProperties: Sendable, Hashable {
     /// The media type it is served with, such as `image/jpeg`.
     public var contentType: String
     /// The entity tag, quoted as the `ETag` header gives it (Strata's is the content's SHA-256).
-    /// Pass it to ``BlobWriteCondition/ifMatch(_:)`` or ``BlobClient/downloadIfModified(_:_:etag:progress:)``.
+    /// Pass it to ``BlobWriteCondition/ifMatch(_:)`` or ``BlobClient/downloadIfModified(_:from:etag:progress:)``.
     public var etag: String
     /// When the blob was last written (whole seconds when read from headers).
     public var lastModified: Date

@@ -7,7 +7,7 @@ public struct ChangeBatch: Sendable, Hashable {
     /// deleted or no longer readable (``CompactTable/deleted``, remove them).
     public var tables: [CompactTable]
     /// The token after this batch: resume from here (``DataService/changeStream(sets:filter:since:configuration:)``'s
-    /// `since`, or ``RemoteDataAdapter/fetchChanges(_:since:wait:)``) to get only later changes.
+    /// `since`, or ``RemoteDataAdapter/changes(in:since:wait:)``) to get only later changes.
     public var token: String
 
     /// A batch; the stream makes these.
@@ -25,7 +25,7 @@ public enum ChangeStreamEvent: Sendable {
     /// One committed transaction's changes.
     case changes(ChangeBatch)
     /// The subscription can no longer continue (rights or model changed, tracking stopped, the
-    /// token expired): the last element. Read the data again (`fetchTables(_:track:)`) and
+    /// token expired): the last element. Read the data again (`trackedTables(_:)`) and
     /// subscribe from the new token. The error is of kind ``StrataError/Kind/deltaTokenGone``.
     case gone(StrataError)
 }

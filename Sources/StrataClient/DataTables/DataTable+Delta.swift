@@ -19,7 +19,7 @@ extension DataTable {
     }
 
     /// Applies a delta of this table (``CompactTable/rows`` to upsert by key, ``CompactTable/deleted``
-    /// keys to remove), as ``RemoteDataAdapter/fetchChanges(_:since:wait:)`` and a ``ChangeBatch``
+    /// keys to remove), as ``RemoteDataAdapter/changes(in:since:wait:)`` and a ``ChangeBatch``
     /// give them, without disturbing local work:
     ///
     /// - an unchanged row takes the server's values; a new key becomes an unchanged row;

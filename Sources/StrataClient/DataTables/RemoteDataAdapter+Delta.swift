@@ -5,7 +5,7 @@ import StrataCore
 public struct TrackedTables: Sendable {
     /// The tables, in the order named.
     public var tables: [DataTable]
-    /// The token for ``RemoteDataAdapter/fetchChanges(_:since:wait:)`` and
+    /// The token for ``RemoteDataAdapter/changes(in:since:wait:)`` and
     /// ``RemoteDataAdapter/changeStream(_:filter:since:configuration:)``; nil when tracking was not asked for.
     public var token: String?
 
@@ -55,21 +55,20 @@ public struct TableDelta: Sendable, Hashable {
 }
 
 extension RemoteDataAdapter {
-    /// Several whole tables in one request, with `track` the token to follow their changes from
+    /// Several whole tables in one request, with the token to follow their changes from
     /// (`$tables?names=…&track=1`): the start of a replica.
     ///
     /// ```swift
-    /// let first = try await adapter.fetchTables(["Person", "Car"], track: true)
+    /// let first = try await adapter.trackedTables(["Person", "Car"])
     /// var briefcase = Briefcase(tables: first.tables)
     /// briefcase.deltaToken = first.token
     /// // later:
-    /// let delta = try await adapter.fetchChanges(["Person", "Car"], since: briefcase.deltaToken!)
+    /// let delta = try await adapter.changes(in: ["Person", "Car"], since: briefcase.deltaToken!)
     /// try briefcase.apply(delta)
     /// ```
     /// - Throws: ``StrataError`` (400 naming a table that is not tracked), or
-    ///   ``StrataError/Kind/invalidResponse`` when tracking was asked for and no token came.
-    public func fetchTables(_ names: [String], track: Bool) async throws(StrataError) -> TrackedTables {
-        guard track else { return TrackedTables(tables: try await tables(names), token: nil) }
+    ///   ``StrataError/Kind/invalidResponse`` when no token came.
+    public func trackedTables(_ names: [String]) async throws(StrataError) -> TrackedTables {
         let response = try await dataService.send(StrataRequest(.get, dataService.rootPath + "$tables?names=" + Self.list(names) + "&track=1"))
         let document = try Self.delta(in: response)
         guard document.tables.map(\.name) == names else {
@@ -90,20 +89,26 @@ extension RemoteDataAdapter {
     ///     answer comes as soon as there are some, else an empty delta with a new token.
     /// - Throws: ``StrataError/Kind/deltaTokenGone`` (410) when the token can no longer be used
     ///   (expired, pruned, rights or model changed): fetch the tables again with
-    ///   ``fetchTables(_:track:)``, keeping unsent local changes.
-    public func fetchChanges(_ names: [String], since token: String, wait: Int? = nil) async throws(StrataError) -> TableDelta {
+    ///   ``trackedTables(_:)``, keeping unsent local changes.
+    public func changes(in names: [String], since token: String, wait: Int? = nil) async throws(StrataError) -> TableDelta {
         try await followDelta(dataService.rootPath + "$tables?names=" + Self.list(names) + "&since=" + PercentEncoding.encodeQueryValue(token),
                               wait: wait)
     }
 
     /// One table, narrowed like ``table(_:where:orderBy:select:top:skip:)`` (a replica's "defining
-    /// query"), with `track` the token to follow its changes from (`$tables/Car?$filter=…&track=1`).
+    /// query"), with the token to follow its changes from (`$tables/Car?$filter=…&track=1`).
     ///
     /// The token covers this table with this `where` and `select`: ask for its changes with the
-    /// same values in ``fetchChanges(table:where:select:since:wait:)``.
+    /// same values in ``changes(in:where:select:since:wait:)``.
     /// - Parameter progress: called as the rows arrive (a large table is megabytes).
-    public func fetchTable(_ name: String, where filter: String? = nil, select: [String] = [], track: Bool,
-                           progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> TrackedTables {
+    public func trackedTable(_ name: String, where filter: String? = nil, select: [String] = [],
+                             progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> TrackedTables {
+        try await table(name, where: filter, select: select, track: true, progress: progress)
+    }
+
+    /// The table, with its token when `track`.
+    func table(_ name: String, where filter: String?, select: [String], track: Bool,
+               progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> TrackedTables {
         let response = try await dataService.send(StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: select,
                                                                                      extra: track ? "track=1" : nil)), progress: progress)
         let document = try Self.delta(in: response)
@@ -113,13 +118,13 @@ extension RemoteDataAdapter {
         return TrackedTables(tables: [DataTable(name: table.name, fields: table.fields, rows: table.rows)], token: track ? document.token : nil)
     }
 
-    /// What changed in one narrowed table since `token` (from ``fetchTable(_:where:select:track:)``
+    /// What changed in one narrowed table since `token` (from ``trackedTable(_:where:select:progress:)``
     /// with the same `where` and `select`), every page followed; rows that no longer match the
     /// filter (or your row filter) come as deleted keys.
     ///
     /// - Throws: ``StrataError/Kind/deltaTokenGone`` (410) when the token can no longer be used.
-    public func fetchChanges(table name: String, where filter: String? = nil, select: [String] = [], since token: String,
-                             wait: Int? = nil) async throws(StrataError) -> TableDelta {
+    public func changes(in name: String, where filter: String? = nil, select: [String] = [], since token: String,
+                        wait: Int? = nil) async throws(StrataError) -> TableDelta {
         try await followDelta(Self.tablePath(dataService.rootPath, name, filter: filter, select: select,
                                              extra: "since=" + PercentEncoding.encodeQueryValue(token)), wait: wait)
     }

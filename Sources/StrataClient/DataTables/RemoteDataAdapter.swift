@@ -18,7 +18,7 @@ import StrataCore
 /// ``applyChanges(_:mode:idempotencyKey:)-(DataTable)`` have ``AsyncRequest`` twins
 /// (``tableRequest(_:where:orderBy:select:top:skip:)`` …) for the Data Abstract sample's style:
 /// configure, start, cancel, watch progress, get the result on your actor. The change feed's
-/// methods (``fetchTables(_:track:)``, ``fetchChanges(_:since:wait:)``, ``changeStream(_:filter:since:configuration:)``)
+/// methods (``trackedTables(_:)``, ``changes(in:since:wait:)``, ``changeStream(_:filter:since:configuration:)``)
 /// are plain `async` (the stream an `AsyncSequence`): a task you cancel is all they need.
 public struct RemoteDataAdapter: Sendable {
     /// The data service whose tables the adapter reads and changes.
@@ -42,6 +42,13 @@ public struct RemoteDataAdapter: Sendable {
     public func table(_ name: String, where filter: String? = nil, orderBy: String? = nil, select: [String] = [],
                       top: Int? = nil, skip: Int? = nil) async throws(StrataError) -> DataTable {
         try await fetchTable(name, filter: filter, orderBy: orderBy, select: select, top: top, skip: skip, progress: nil)
+    }
+
+    /// One table, narrowed by a filter built as ``ODataQuery/filter(_:)`` builds it
+    /// (`Field<String>("lastName") == "Smith"`): typed where the text form is a string.
+    public func table(_ name: String, where filter: QueryExpression, orderBy: String? = nil, select: [String] = [],
+                      top: Int? = nil, skip: Int? = nil) async throws(StrataError) -> DataTable {
+        try await table(name, where: filter.text, orderBy: orderBy, select: select, top: top, skip: skip)
     }
 
     /// Several whole tables in one request, in the order named.

@@ -75,7 +75,7 @@ extension Replica {
         let generation = generations[name, default: 0]
         let delta: TableDelta
         do {
-            delta = try await adapter.fetchChanges(table: name, where: definition.filter, since: token)
+            delta = try await adapter.changes(in: name, where: definition.filter, since: token)
         } catch where error.kind == .deltaTokenGone {
             // The server no longer knows the token: download again, keeping the outbox.
             return try await reload(name)
@@ -95,7 +95,7 @@ extension Replica {
         let tracked: TrackedTables
         do {
             setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: 0, expectedBytes: nil) }
-            tracked = try await adapter.fetchTable(name, where: definition.filter, track: true) { [weak self] progress in
+            tracked = try await adapter.trackedTable(name, where: definition.filter) { [weak self] progress in
                 guard progress.direction == .download else { return }
                 Task { await self?.downloaded(name, progress) }
             }

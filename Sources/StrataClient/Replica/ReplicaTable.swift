@@ -21,6 +21,11 @@ public struct ReplicaTable: Sendable, Hashable {
         self.filter = filter
         self.conflicts = conflicts
     }
+
+    /// A table kept whole or narrowed by a typed filter (`Field<String>("make") == "Ford"`).
+    public init(_ name: String, where filter: QueryExpression, conflicts: ConflictPolicy = .mergeFields) {
+        self.init(name, where: filter.text, conflicts: conflicts)
+    }
 }
 
 /// How a sync settles a local change whose row changed on the server since it was read (the

@@ -19,7 +19,7 @@ enum BlobsSnippets {
         let stored = try await blobs.upload(fileAt: photo, to: "albums", as: "2024/photo.jpg") { progress in
             print(progress.fractionCompleted ?? 0)
         }
-        try await blobs.download("albums", "2024/photo.jpg", to: localCopy)
+        try await blobs.download("2024/photo.jpg", from: "albums", to: localCopy)
 #sourceLocation()
         use(auth)
         use(blobs)
@@ -28,7 +28,7 @@ enum BlobsSnippets {
 
     static func snippetAtLine34(blobs: BlobClient, cached: BlobProperties, cache: (BlobData) -> Void) async throws {
 #sourceLocation(file: "Sources/StrataClient/StrataClient.docc/Blobs.md", line: 34)
-        if let newer = try await blobs.downloadIfModified("speakers", "BTubalinal.jpg", etag: cached.etag) {
+        if let newer = try await blobs.downloadIfModified("BTubalinal.jpg", from: "speakers", etag: cached.etag) {
             cache(newer)
         }   // nil: the server answered 304 Not Modified
 #sourceLocation()

@@ -12,13 +12,13 @@ enum ChangeFeedSnippets {
 
     static func snippetAtLine27(adapter: RemoteDataAdapter, file: URL) async throws {
 #sourceLocation(file: "Sources/StrataClient/StrataClient.docc/ChangeFeed.md", line: 27)
-        let first = try await adapter.fetchTables(["Person", "Car"], track: true)
+        let first = try await adapter.trackedTables(["Person", "Car"])
         var briefcase = Briefcase(tables: first.tables)
         briefcase.deltaToken = first.token
         try briefcase.write(to: file)
 
         // Later, or in a loop with `wait:` to long-poll:
-        let delta = try await adapter.fetchChanges(["Person", "Car"], since: briefcase.deltaToken!, wait: 30)
+        let delta = try await adapter.changes(in: ["Person", "Car"], since: briefcase.deltaToken!, wait: 30)
         let outcomes = try briefcase.apply(delta)     // upserts by key, removes deleted keys, keeps the token
         try briefcase.write(to: file)
         print(outcomes["Car"]?.keptLocalChanges ?? [])

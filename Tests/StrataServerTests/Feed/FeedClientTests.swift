@@ -15,18 +15,18 @@ import Testing
 /// deltas, and the typed change stream.
 @Suite("Feed: StrataClient against the server")
 struct FeedClientTests {
-    @Test("fetchTables(track:) then fetchChanges(since:) keep a briefcase current; the change stream delivers a commit",
+    @Test("trackedTables then changes(in:since:) keep a briefcase current; the change stream delivers a commit",
           arguments: Backend.allCases)
     func briefcaseAndStream(_ backend: Backend) async throws {
         try await withLiveServer(backend) { (connection: Connection) in
             let adapter = RemoteDataAdapter(connection: connection, service: "cardealer")
-            let first = try await adapter.fetchTables(["Person", "Car"], track: true)
+            let first = try await adapter.trackedTables(["Person", "Car"])
             var briefcase = Briefcase(tables: first.tables)
             briefcase.deltaToken = first.token
             let people = try #require(briefcase["Person"]).rows.count
 
             // A stream follows its own query: Person alone, from a token of Person alone.
-            let personToken = try #require(try await adapter.fetchTables(["Person"], track: true).token)
+            let personToken = try #require(try await adapter.trackedTables(["Person"]).token)
             let stream = adapter.changeStream(["Person"], since: personToken)
             let received = Task { () -> [String] in
                 var names: [String] = []
@@ -45,7 +45,7 @@ struct FeedClientTests {
             try people2.update(people2.rows[0].id) { try $0.set("firstName", to: "Streamed") }
             _ = try await adapter.applyChanges(&people2)
 
-            let delta = try await adapter.fetchChanges(["Person", "Car"], since: try #require(briefcase.deltaToken))
+            let delta = try await adapter.changes(in: ["Person", "Car"], since: try #require(briefcase.deltaToken))
             try briefcase.apply(delta)
             let person = try #require(briefcase["Person"])
             #expect(person.rows.count == people)
