@@ -4,7 +4,7 @@
     feed.py markdown   prints the section of latest.md (used by bench.py report)
     feed.py generate   (internal) the paced write load of the subscriber measurement, a process of its own
 
-Environment (besides bench.py's): BENCH_FEED_SECONDS, BENCH_FEED_RATE, BENCH_FEED_SUBSCRIBERS,
+Environment (besides common.py's): BENCH_FEED_SECONDS, BENCH_FEED_RATE, BENCH_FEED_SUBSCRIBERS,
 BENCH_FEED_UPDATE_SHARE (0.02), BENCH_FEED_DELTA_ROWS, BENCH_FEED_PARTS (delta,writes,subscribers) and
 BENCH_FEED_TARGETS (strata_sqlite,strata_pg) to measure a part or a database alone.
 
@@ -99,7 +99,7 @@ def write_cost(target):
 
 
 def measure_batch(target):
-    """Two timed batches of 1,000 inserts (bench.py's body), after one warm-up batch."""
+    """Two timed batches of 1,000 inserts (common.batch_body, as bench.py's batch_1000), after one warm-up batch."""
     times, statuses, created = [], set(), None
     for run in range(3):
         body, content_type = common.batch_body(1000, run)

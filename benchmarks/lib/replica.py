@@ -3,7 +3,7 @@
     replica.py measure    the phases below on each live Strata target; writes <run>/replica.json
     replica.py markdown   prints the section of latest.md (used by bench.py report)
 
-Environment (besides bench.py's): BENCH_REPLICA_BIN (the ReplicaBench executable; by default next to
+Environment (besides common.py's): BENCH_REPLICA_BIN (the ReplicaBench executable; by default next to
 BENCH_STRATA_BIN), BENCH_REPLICA_OPEN_RUNS (3), BENCH_REPLICA_WRITES (500), BENCH_REPLICA_DELTA_ROWS
 (10000), BENCH_REPLICA_TARGETS (strata_sqlite,strata_pg) to measure one database alone.
 
