@@ -207,11 +207,3 @@ extension EntityTag {
     }
 }
 
-// MARK: Conditional GET
-
-extension EntityTag {
-    /// `If-None-Match` on a GET: true when the client's copy is current (answer 304).
-    static func isNotModified(_ tag: EntityTag, headers: HTTPFields) throws(ODataError) -> Bool {
-        try EntityTagCondition.parse(headers[.ifNoneMatch], name: "If-None-Match")?.matches(tag) ?? false
-    }
-}

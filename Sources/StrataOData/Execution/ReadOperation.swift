@@ -93,7 +93,7 @@ package struct ReadOperation: Sendable {
         // The shape's columns are the statement's: the same tag serves the header and the body.
         let etag = shape.entityTag(row)
         // Before the expansions are read: a current copy needs none of them.
-        if let etag, try EntityTag.isNotModified(etag, headers: call.headers) { return .notModified(etag) }
+        if let etag, try call.ifNoneMatch()?.matches(etag) == true { return .notModified(etag) }
         let entity = expansions.isEmpty ? EntityRow(values: row) : try await expanded(row, expansions)
         return .entity(entity, shape: shape, tag: etag)
     }

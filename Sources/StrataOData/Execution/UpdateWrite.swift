@@ -107,7 +107,7 @@ struct UpdateWrite: PreparedWrite {
         }
         let currentTag = EntityTag(type: type, values: current)
         if let condition, !condition.matches(currentTag) {
-            throw ODataError.preconditionFailed("The entity \(EntityWriter.relativeURI(set: target.set, type: type, row: current)) has changed since its ETag was read (If-Match: \(operation.call.headers[.ifMatch] ?? "")); read it again and retry. Nothing was changed.")
+            throw ODataError.preconditionFailed("The entity \(EntityWriter.relativeURI(set: target.set, type: type, row: current)) has changed since its ETag was read (If-Match: \(operation.call.ifMatchText)); read it again and retry. Nothing was changed.")
         }
         var assignments = try keyChecked(current: current)
         for binding in bindings {

@@ -75,9 +75,8 @@ package struct WriteOperation: Sendable {
     /// Bodies are JSON (verbose or bare); an Atom or XML body is refused with 415 rather than
     /// misread. A raw `$value` body may have any type.
     private func requireJSONBody() throws(ODataError) {
-        guard !body.isEmpty, let contentType = call.headers[.contentType]?.lowercased() else { return }
+        guard !body.isEmpty, let mediaType = call.bodyMediaType else { return }
         if case .rawValue = path.terminal { return }
-        let mediaType = contentType.split(separator: ";").first.map { String($0).trimmingWhitespace() } ?? ""
         guard mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/plain" else {
             throw .unsupportedMediaType("Strata reads request bodies as JSON (Content-Type: application/json), not \(mediaType.prefix(60)).")
         }
@@ -85,7 +84,7 @@ package struct WriteOperation: Sendable {
 
     /// The `If-Match` condition; 428 when the service requires one for changes and none was sent.
     func ifMatchCondition() throws(ODataError) -> EntityTagCondition? {
-        let condition = try EntityTagCondition.parse(call.headers[.ifMatch], name: "If-Match")
+        let condition = try call.ifMatch()
         if condition == nil, call.service.settings.requireIfMatch {
             throw .preconditionRequired("The service \(call.service.name) requires If-Match on changes: send the entity's ETag (from a GET) or If-Match: *.")
         }

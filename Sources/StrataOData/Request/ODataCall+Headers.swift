@@ -1,0 +1,26 @@
+import HTTPTypes
+import StrataCore
+
+/// What the stages after parsing need of the request's headers, read here so that none of them
+/// looks at HTTP: conditions on entity versions and the body's media type.
+extension ODataCall {
+    /// `If-Match`, parsed; nil when absent. 400 when malformed.
+    package func ifMatch() throws(ODataError) -> EntityTagCondition? {
+        try EntityTagCondition.parse(headers[.ifMatch], name: "If-Match")
+    }
+
+    /// `If-Match` as the client sent it, for messages.
+    package var ifMatchText: String { headers[.ifMatch] ?? "" }
+
+    /// `If-None-Match`, parsed; nil when absent. 400 when malformed.
+    package func ifNoneMatch() throws(ODataError) -> EntityTagCondition? {
+        try EntityTagCondition.parse(headers[.ifNoneMatch], name: "If-None-Match")
+    }
+
+    /// The body's media type, lowercased, without parameters (`application/json`); nil when the
+    /// request names none.
+    package var bodyMediaType: String? {
+        guard let contentType = headers[.contentType]?.lowercased() else { return nil }
+        return contentType.split(separator: ";").first.map { String($0).trimmingWhitespace() } ?? ""
+    }
+}
