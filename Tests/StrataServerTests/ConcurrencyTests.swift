@@ -59,7 +59,9 @@ struct ConcurrencyTests {
 
     /// One client on its own connection: read, increment with If-Match, retry when another won.
     static func incrementer(port: Int) async throws -> ClientStats {
-        try await TestClient.withClient(host: "localhost", port: port) { client in
+        // Each answer may wait behind 31 other writers for the one SQLite writer, on two cores
+        // busy with the rest of the suite: 60 s per read instead of the client's 15.
+        try await TestClient.withClient(host: "localhost", port: port, configuration: .init(timeout: .seconds(60))) { client in
             var stats = ClientStats()
             var attempts = 0
             while stats.successes < increments, attempts < 5_000, stats.unexpected.count < 10 {
