@@ -76,6 +76,14 @@ struct HardeningHTTPTests {
             #expect(response.map(Self.status) == 401, "\(response?.prefix(300) ?? "no answer")")
             #expect(ContinuousClock.now - start < .seconds(15), "the refusal waited for the body")
             #expect(try await Self.get(port, "/cardealer/Person/$count") == people)
+            // A refused write whose body was sent but never read leaves the connection usable: the
+            // next request on it is answered as itself, not parsed from the unread body.
+            let body = #"{"firstName":"Unread","lastName":"Body"}"#
+            let both = try await RawSocket.exchange(port: port, "POST /cardealer/Person HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                + "GET /cardealer/Person/$count HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            #expect(Self.status(both) == 401, "\(both.prefix(300))")
+            #expect(both.components(separatedBy: "HTTP/1.1 200 OK").count == 2, "the second request was not answered: \(both.prefix(800))")
+            #expect(both.hasSuffix(people), "\(both.suffix(200))")
         }
     }
 
