@@ -10,9 +10,8 @@ enum DataTableBody {
             throw .methodNotAllowed("\(endpoint) takes a POST with a JSON body such as \(shape).")
         }
         try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: call.url.value(of: "$format"))
-        if let contentType = call.headers[.contentType]?.lowercased() {
-            let mediaType = contentType.split(separator: ";").first.map { String($0).trimmingWhitespace() } ?? ""
-            guard mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/plain" else {
+        if let mediaType = call.bodyMediaType {
+            guard ODataCall.readsAsJSON(mediaType) else {
                 throw .unsupportedMediaType("\(endpoint) reads its body as JSON (Content-Type: application/json), not \(mediaType.prefix(60)).")
             }
         }

@@ -77,7 +77,7 @@ package struct WriteOperation: Sendable {
     private func requireJSONBody() throws(ODataError) {
         guard !body.isEmpty, let mediaType = call.bodyMediaType else { return }
         if case .rawValue = path.terminal { return }
-        guard mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/plain" else {
+        guard ODataCall.readsAsJSON(mediaType) else {
             throw .unsupportedMediaType("Strata reads request bodies as JSON (Content-Type: application/json), not \(mediaType.prefix(60)).")
         }
     }

@@ -23,4 +23,10 @@ extension ODataCall {
         guard let contentType = headers[.contentType]?.lowercased() else { return nil }
         return contentType.split(separator: ";").first.map { String($0).trimmingWhitespace() } ?? ""
     }
+
+    /// Whether a body of `mediaType` is read as JSON: `application/json`, any `…+json`, and
+    /// `text/plain` (what some clients send for JSON).
+    package static func readsAsJSON(_ mediaType: String) -> Bool {
+        mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/plain"
+    }
 }
