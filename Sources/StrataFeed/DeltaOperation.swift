@@ -17,23 +17,23 @@ package struct DeltaOperation: Sendable {
     let call: ODataCall
     let feed: FeedSettings
     let request: DeltaRequest
-    let path: ResolvedPath
-    let query: BoundQuery
+    let read: ReadRequest
     let access: ReadAccess
     /// The service's stream hub, for `wait=` (long-poll); nil answers at once.
     var hub: FeedHub?
 
-    package init(call: ODataCall, feed: FeedSettings, request: DeltaRequest, path: ResolvedPath, query: BoundQuery, access: ReadAccess, hub: FeedHub? = nil) {
+    package init(call: ODataCall, feed: FeedSettings, request: DeltaRequest, read: ReadRequest, access: ReadAccess, hub: FeedHub? = nil) {
         self.call = call
         self.feed = feed
         self.request = request
-        self.path = path
-        self.query = query
+        self.read = read
         self.access = access
         self.hub = hub
     }
 
     private var service: ODataService { call.service }
+    private var path: ResolvedPath { read.path }
+    private var query: BoundQuery { read.query }
     private var set: EntitySet { path.target.set }
     private var reloadLink: String { DeltaLink.reload(serviceRoot: call.serviceRoot, url: call.url) }
 
@@ -64,7 +64,7 @@ package struct DeltaOperation: Sendable {
 
     /// An ordinary read whose last page carries the delta link.
     private func trackedRead(start: String) async throws -> Response {
-        let result = try await ReadOperation(call: call, path: path, query: query, access: access).run()
+        let result = try await ReadOperation(call: call, request: read, access: access).run()
         let deltaLink = DeltaLink.url(serviceRoot: call.serviceRoot, url: call.url, option: DeltaRequest.deltaTokenOption, token: start)
         return ReadResponse(call: call).response(result, tracking: ReadResponse.Tracking(start: start, deltaLink: deltaLink))
     }

@@ -25,17 +25,17 @@ package struct Authorizer: Sendable {
         try await policy.authorize(action, table: table, in: service, principal: principal)
     }
 
-    /// Read access for a GET of `path` with `query`, whatever it addresses: a property or its
-    /// `$value` touches only the path's tables, `$links` the linked entities' too.
-    package func access(toRead path: ResolvedPath, _ query: BoundQuery) async throws -> ReadAccess {
-        switch path.terminal {
-        case .property, .rawValue:
-            return try await pathAccess(path)
-        case .links(let navigation, let key):
-            let linked = try ReadQuery.linkTarget(path, navigation, key: key, query, model: service.model)
+    /// Read access for a GET, whatever it addresses: a property or its `$value` touches only the
+    /// path's tables, `$links` the linked entities' too.
+    package func access(toRead request: ReadRequest) async throws -> ReadAccess {
+        if let linked = request.linkTarget {
             return try await readAccess(linked.path, linked.query)
-        case .entities, .count:
-            return try await readAccess(path, query)
+        }
+        switch request.path.terminal {
+        case .property, .rawValue:
+            return try await pathAccess(request.path)
+        case .entities, .count, .links:
+            return try await readAccess(request.path, request.query)
         }
     }
 

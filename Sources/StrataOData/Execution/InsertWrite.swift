@@ -38,17 +38,16 @@ struct InsertWrite: PreparedWrite {
         case binding(ResolvedPath, holderAccess: RowAccess?)
     }
 
-    static func prepare(_ operation: WriteOperation) async throws -> InsertWrite {
+    static func prepare(_ operation: WriteOperation, payload: EntityPayload) throws -> InsertWrite {
         let target = operation.path.target
-        let payload = try EntityPayloadDecoder(model: operation.call.service.model).decode(body: operation.body, as: target.type)
         // POST Person(1)/PersonCar: the parent's key fills the new entity's foreign key.
         let fromParent = Set(target.via?.joinColumns.map(\.remote) ?? [])
-        let root = try await node(operation, set: target.set, type: target.type, payload: payload, supplied: fromParent, path: target.set.name)
+        let root = try node(operation, set: target.set, type: target.type, payload: payload, supplied: fromParent, path: target.set.name)
         return InsertWrite(operation: operation, root: root)
     }
 
     private static func node(_ operation: WriteOperation, set: EntitySet, type: EntityType, payload: EntityPayload,
-                             supplied: Set<String>, path: String) async throws -> InsertNode {
+                             supplied: Set<String>, path: String) throws -> InsertNode {
         let model = operation.call.service.model
         if let reason = set.readOnlyReason {
             throw ODataError.methodNotAllowed("\(path) cannot be created: \(set.name) is read-only (\(reason)).")
@@ -83,10 +82,10 @@ struct InsertWrite: PreparedWrite {
                 switch entity {
                 case .new(let child):
                     let childSupplied = foreignKeyHere ? [] : Set(navigation.joinColumns.map(\.remote))
-                    relation.items.append(.new(try await node(operation, set: targetSet, type: targetType, payload: child,
+                    relation.items.append(.new(try node(operation, set: targetSet, type: targetType, payload: child,
                                                                supplied: childSupplied, path: itemPath)))
                 case .binding(let uri):
-                    let resolved = try operation.references.resolveEntity(uri, model: model)
+                    let resolved = try operation.request.reference(uri)
                     guard resolved.target.set.name == targetSet.name else {
                         throw ODataError.badRequest("\(itemPath) must refer to an entity of \(targetSet.name), not '\(uri.prefix(200))'.")
                     }
@@ -95,7 +94,7 @@ struct InsertWrite: PreparedWrite {
                         if let reason = targetSet.readOnlyReason {
                             throw ODataError.methodNotAllowed("\(itemPath) cannot be linked: \(targetSet.name) is read-only (\(reason)).")
                         }
-                        holderAccess = try await operation.authorize(.update, targetSet)
+                        holderAccess = try operation.rights(.update, targetSet)
                     }
                     relation.items.append(.binding(resolved, holderAccess: holderAccess))
                 }
@@ -104,7 +103,7 @@ struct InsertWrite: PreparedWrite {
             relations.append(relation)
         }
         try RequiredProperties.check(type, values: values, supplied: supplied, path: path)
-        let access = try await operation.authorize(.insert, set)
+        let access = try operation.rights(.insert, set)
         return InsertNode(set: set, type: type, values: values, access: access, relations: relations)
     }
 
@@ -206,15 +205,3 @@ struct InsertWrite: PreparedWrite {
 }
 
 typealias InsertNode = InsertWrite.Node
-
-/// Which end of a relationship holds the foreign key columns.
-enum LinkSides {
-    /// True when the entity the navigation starts from holds the foreign key (it is the association's
-    /// dependent end), so linking changes its own columns; false when the related entities hold it.
-    static func holdsForeignKey(_ navigation: NavigationProperty, model: ServiceModel) -> Bool {
-        guard let association = model.associations.first(where: { "\(model.namespace).\($0.name)" == navigation.relationship || $0.name == navigation.relationship }) else {
-            return navigation.multiplicity != .many
-        }
-        return navigation.fromRole == association.dependent.role
-    }
-}

@@ -26,7 +26,9 @@ struct LinkWrite: PreparedWrite {
     /// Update right on the table whose foreign key changes.
     let access: RowAccess
 
-    static func prepare(_ operation: WriteOperation, navigation: NavigationProperty, key: [ODataValue]?) async throws -> LinkWrite {
+    /// `target` is the entity to link, as the Request stage resolved it; nil removes the link.
+    static func prepare(_ operation: WriteOperation, navigation: NavigationProperty, key: [ODataValue]?,
+                        target: ResolvedPath?) throws -> LinkWrite {
         let model = operation.call.service.model
         guard let targetSet = model.entitySet(named: navigation.targetSet) else {
             throw ODataError.notFound("The entity set \(navigation.targetSet) is not available.")
@@ -34,29 +36,10 @@ struct LinkWrite: PreparedWrite {
         let targetType = model.entityType(of: targetSet)
         let foreignKeyHere = LinkSides.holdsForeignKey(navigation, model: model)
         let holder = foreignKeyHere ? operation.path.target.set : targetSet
-        if let reason = holder.readOnlyReason {
-            throw ODataError.methodNotAllowed("The link \(navigation.name) cannot change: \(holder.name) is read-only (\(reason)).")
-        }
-        let method = operation.call.method
         let change: Change
-        switch method {
-        case .post where navigation.multiplicity == .many && key == nil,
-             .put where navigation.multiplicity != .many,
-             WriteOperation.merge where navigation.multiplicity != .many,
-             .patch where navigation.multiplicity != .many:
-            let object = try EntityPayloadDecoder.entityObject(operation.body)
-            guard case .string(let uri)? = object["uri"] else {
-                throw ODataError.badRequest("Send the link as {\"uri\": \"…/\(targetSet.name)(key)\"}.")
-            }
-            let resolved = try operation.references.resolveEntity(uri, model: model)
-            guard resolved.target.set.name == targetSet.name else {
-                throw ODataError.badRequest("The link \(navigation.name) must refer to an entity of \(targetSet.name), not '\(uri.prefix(200))'.")
-            }
-            change = .set(resolved)
-        case .delete:
-            if navigation.multiplicity == .many && key == nil {
-                throw ODataError.badRequest("Name the link to remove, as in $links/\(navigation.name)(key).")
-            }
+        if let target {
+            change = .set(target)
+        } else {
             let holderType = foreignKeyHere ? operation.path.target.type : targetType
             for pair in navigation.joinColumns {
                 let column = foreignKeyHere ? pair.local : pair.remote
@@ -65,13 +48,9 @@ struct LinkWrite: PreparedWrite {
                 }
             }
             change = .remove(key: key)
-        default:
-            let allowed = navigation.multiplicity == .many ? "POST adds a link and DELETE $links/\(navigation.name)(key) removes one"
-                                                           : "PUT sets the link and DELETE removes it"
-            throw ODataError.methodNotAllowed("\(method.rawValue) is not supported on $links/\(navigation.name): \(allowed).")
         }
         return LinkWrite(operation: operation, navigation: navigation, targetSet: targetSet, targetType: targetType,
-                         foreignKeyHere: foreignKeyHere, change: change, access: try await operation.authorize(.update, holder))
+                         foreignKeyHere: foreignKeyHere, change: change, access: try operation.rights(.update, holder))
     }
 
     func execute(in connection: any DatabaseConnection) async throws -> WriteResult {

@@ -3,21 +3,22 @@ import StrataSQL
 import StrataStorage
 
 /// Runs a GET of a resolved path with its checked options and the caller's access (decided before,
-/// ``Authorizer/access(toRead:_:)``): plans it with the pure ``ReadPlanner`` and reads the rows —
+/// ``Authorizer/access(toRead:)``): plans it with the pure ``ReadPlanner`` and reads the rows —
 /// collections as ``CollectionRows``, single entities, properties, raw values, counts and links.
 /// It returns values (``ReadResult``); Serialization's ``ReadResponse`` writes them.
 package struct ReadOperation: Sendable {
     let call: ODataCall
-    let path: ResolvedPath
-    let query: BoundQuery
+    let request: ReadRequest
     let access: ReadAccess
 
-    package init(call: ODataCall, path: ResolvedPath, query: BoundQuery, access: ReadAccess) {
+    package init(call: ODataCall, request: ReadRequest, access: ReadAccess) {
         self.call = call
-        self.path = path
-        self.query = query
+        self.request = request
         self.access = access
     }
+
+    private var path: ResolvedPath { request.path }
+    private var query: BoundQuery { request.query }
 
     private var service: ODataService { call.service }
     private var version: ODataVersion { call.version }
@@ -45,8 +46,8 @@ package struct ReadOperation: Sendable {
             count = max(0, count - (query.skip ?? 0))
             if let top = query.top { count = min(count, top) }
             return .count(count)
-        case .links(let navigation, let key):
-            return try await links(navigation, key: key)
+        case .links:
+            return try await links()
         }
     }
 
@@ -93,7 +94,7 @@ package struct ReadOperation: Sendable {
         // The shape's columns are the statement's: the same tag serves the header and the body.
         let etag = shape.entityTag(row)
         // Before the expansions are read: a current copy needs none of them.
-        if let etag, try call.ifNoneMatch()?.matches(etag) == true { return .notModified(etag) }
+        if let etag, request.ifNoneMatch?.matches(etag) == true { return .notModified(etag) }
         let entity = expansions.isEmpty ? EntityRow(values: row) : try await expanded(row, expansions)
         return .entity(entity, shape: shape, tag: etag)
     }
@@ -103,7 +104,7 @@ package struct ReadOperation: Sendable {
         let budget = call.settings.maxExpandedEntities
         let tooMany = ODataError(status: 400, code: "ExpansionTooLarge", message:
             "$expand would place more than \(budget) related entities in one response (the server's limit). Expand fewer navigation "
-            + "properties or levels, or read the related entities as collections of their own (\(Self.describe(path.steps[...]))/…), which are paged.")
+            + "properties or levels, or read the related entities as collections of their own (\(ResolvedPath.describe(path.steps[...]))/…), which are paged.")
         do {
             let entity = try await ExpansionLoader(storage: service.storage, maxRows: budget).load([EntityRow(values: row)], expansions)[0]
             guard entity.inlineCount <= budget else { throw tooMany }
@@ -166,35 +167,28 @@ package struct ReadOperation: Sendable {
         try planner.restrictPath(parentPath, &parentQuery)
         parentQuery.items = [SelectColumn(expression: .template(["1"]), alias: nil)]
         guard try await fetchOne(parentQuery, columns: []) != nil else {
-            throw ODataError.notFound("The entity \(Self.describe(parentPath.steps[...])) does not exist.")
+            throw ODataError.notFound("The entity \(ResolvedPath.describe(parentPath.steps[...])) does not exist.")
         }
     }
 
     private func missingMessage() -> String {
         let target = path.target
         if target.via == nil || target.key != nil {
-            return "The entity \(Self.describe(path.steps[...])) does not exist."
+            return "The entity \(ResolvedPath.describe(path.steps[...])) does not exist."
         }
-        return "\(Self.describe(path.steps.dropLast())) has no related \(target.via!.name)."
-    }
-
-    static func describe(_ steps: ArraySlice<ResolvedPath.Step>) -> String {
-        steps.map { step in
-            let name = step.via?.name ?? step.set.name
-            guard let key = step.key else { return name }
-            let pairs = zip(step.type.keyNames, key).map { (name: $0, value: $1) }
-            return name + KeyPredicate.forKey(pairs).urlText
-        }.joined(separator: "/")
+        return "\(ResolvedPath.describe(path.steps.dropLast())) has no related \(target.via!.name)."
     }
 
     // MARK: Links
 
     /// `$links`: the keys of related entities, filtered and ordered like a collection.
-    private func links(_ navigation: NavigationProperty, key: [ODataValue]?) async throws -> ReadResult {
-        let (linkPath, keysOnly) = try ReadQuery.linkTarget(path, navigation, key: key, query, model: service.model)
-        let plan = try planner.plan(linkPath, keysOnly, entityTags: false)
-        let operation = ReadOperation(call: call, path: linkPath, query: keysOnly, access: access)
-        guard linkPath.target.isCollection else {
+    private func links() async throws -> ReadResult {
+        guard let target = request.linkTarget else {
+            throw ODataError.internalError("A $links read reached Execution without its link target.")
+        }
+        let plan = try planner.plan(target.path, target.query, entityTags: false)
+        let operation = ReadOperation(call: call, request: ReadRequest(path: target.path, query: target.query), access: access)
+        guard target.path.target.isCollection else {
             guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
                 try await operation.requireParent()
                 throw ODataError.notFound(operation.missingMessage())

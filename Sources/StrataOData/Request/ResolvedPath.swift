@@ -46,3 +46,14 @@ package struct ResolvedPath: Sendable {
 
     package var target: Step { steps[steps.count - 1] }
 }
+
+extension ResolvedPath {
+    /// `Person(1)/PersonCar(2)`: steps as a message names them.
+    static func describe(_ steps: ArraySlice<Step>) -> String {
+        steps.map { step in
+            let name = step.via?.name ?? step.set.name
+            guard let key = step.key else { return name }
+            return name + KeyPredicate.forKey(zip(step.type.keyNames, key).map { (name: $0, value: $1) }).urlText
+        }.joined(separator: "/")
+    }
+}

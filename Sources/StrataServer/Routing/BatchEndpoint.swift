@@ -120,8 +120,8 @@ struct BatchEndpoint: Sendable {
         }
         let path = try PathResolver(model: sub.service.model).resolve(sub.url.path)
         let access = try await endpoint.authorizer(for: sub).access(toWrite: path, method: sub.method)
-        var write = WriteOperation(call: sub, path: path, body: operation.body, access: access)
-        write.contentIDs = references.contentIDs
+        let request = try WriteRequest.parse(sub, path, body: operation.body, references: references)
+        let write = WriteOperation(call: sub, request: request, access: try await access.including(request))
         let result = try await write.prepare().execute(in: connection)
         return (result, WriteResponse(call: sub).parts(result))
     }

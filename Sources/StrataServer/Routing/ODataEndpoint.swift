@@ -95,26 +95,30 @@ struct ODataEndpoint: Sendable {
         if call.method == .get || call.method == .head {
             return try await read(call, path, authorizer)
         }
+        // The addressed table's right is decided from the URL alone, before the body is read; the
+        // other tables a deep insert touches once the body names them.
         let access = try await authorizer.access(toWrite: path, method: call.method)
-        let result = try await WriteOperation(call: call, path: path, body: body.collect(), access: access).run()
+        let request = try WriteRequest.parse(call, path, body: try await body.collect(),
+                                             references: ServiceRelativeURL(serviceName: call.service.name, serviceRoot: call.serviceRoot))
+        let result = try await WriteOperation(call: call, request: request, access: try await access.including(request)).run()
         return WriteResponse(call: call).response(result)
     }
 
     /// A GET through the stages: parse the options, decide the caller's access to every table the
     /// read touches, plan and run it, write the answer.
     private func read(_ call: ODataCall, _ path: ResolvedPath, _ authorizer: Authorizer) async throws -> Response {
-        let query = try ReadQuery.bind(call, path)
+        let request = try ReadRequest.parse(call, path)
         switch path.terminal {
         case .rawValue, .count: break
-        default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: query.format)
+        default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: request.query.format)
         }
         let delta = try DeltaRequest.parse(call.url, headers: call.headers)
-        let access = try await authorizer.access(toRead: path, query)
-        if let delta, let response = try await DeltaOperation(call: call, feed: runtime.feed, request: delta, path: path, query: query,
+        let access = try await authorizer.access(toRead: request)
+        if let delta, let response = try await DeltaOperation(call: call, feed: runtime.feed, request: delta, read: request,
                                                               access: access, hub: runtime.feedHub(for: call.service.name)).respond() {
             return response
         }
-        let result = try await ReadOperation(call: call, path: path, query: query, access: access).run()
+        let result = try await ReadOperation(call: call, request: request, access: access).run()
         return ReadResponse(call: call).response(result)
     }
 
@@ -133,7 +137,7 @@ struct ODataEndpoint: Sendable {
             throw .badRequest("X-HTTP-Method is honoured only on POST requests.")
         }
         switch tunnelled.uppercased() {
-        case "MERGE": return WriteOperation.merge
+        case "MERGE": return .merge
         case "PUT": return .put
         case "PATCH": return .patch
         case "DELETE": return .delete
