@@ -23,17 +23,25 @@ struct SQLiteWriterTests {
             try other.execute("BEGIN IMMEDIATE")
             try other.execute("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (1, 'other')")
 
+            let (started, starting) = AsyncStream<Void>.makeStream()
             let write = Task {
-                try await database.transaction { connection in
+                starting.yield()
+                return try await database.transaction { connection in
                     try await connection.execute(SQLStatement("INSERT INTO \"Item\" (\"id\", \"payload\") VALUES (\(bind: .int64(2)), \(bind: .string("ours")))", dialect: .sqlite, touchesOneRow: true))
+                    return ContinuousClock.now
                 }
             }
-            // The other connection holds the lock for a while; the write must still be waiting.
+            // Once the write has started, the other connection holds the lock a while longer: the
+            // write reaches its BEGIN meanwhile and must wait there. (Were it slower still, it would
+            // find the lock free: this run would prove less, but not fail falsely.)
+            for await _ in started { break }
             try await Task.sleep(for: .milliseconds(300))
             let rowsWhileLocked = try await database.read { try await $0.query("SELECT COUNT(*) FROM \"Item\"") }
             #expect(rowsWhileLocked.rows.first?.first?.integerValue == 0)
+            let committed = ContinuousClock.now
             try other.execute("COMMIT")
-            try await write.value
+            let wrote = try await write.value
+            #expect(wrote >= committed, "the write ran while the other connection held the lock")
 
             let rows = try await database.read { try await $0.query("SELECT \"id\" FROM \"Item\" ORDER BY \"id\"") }
             #expect(rows.rows.map { $0[0].integerValue } == [1, 2])

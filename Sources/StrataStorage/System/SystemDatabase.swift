@@ -69,7 +69,7 @@ package struct SystemDatabase: Sendable {
         }
         var ran: [String] = []
         for migration in migrations where !applied.contains(migration.id) {
-            let applied = try await database.transaction { connection -> Bool in
+            let ranNow = try await database.transaction { connection -> Bool in
                 try await lockMigrations(connection)
                 // Another server may have applied it since `applied` was read.
                 let done = try await connection.query(
@@ -81,7 +81,7 @@ package struct SystemDatabase: Sendable {
                 try await connection.execute("INSERT INTO \(table("strata_migrations")) (\"id\") VALUES (\(bind: .string(migration.id)))")
                 return true
             }
-            if applied {
+            if ranNow {
                 ran.append(migration.id)
                 logger.debug("Applied system migration", metadata: ["migration": .string(migration.id)])
             }

@@ -51,10 +51,16 @@ struct ChangeOrderTests {
             try other.execute(#"INSERT INTO "Car" ("carID", "make", "model") VALUES (801, 'T1', 'first')"#)
             let client = server.client
             let began = ContinuousClock.now
+            let (started, starting) = AsyncStream<Void>.makeStream()
             let write = Task {
+                starting.yield()
                 let status = try await client.post("/cardealer/Car", #"{"make":"T2","model":"second"}"#).status
                 return (status, ContinuousClock.now)
             }
+            // Once the request is on its way, T1 holds the lock a while longer: T2 reaches its BEGIN
+            // meanwhile and must wait there. (Were it slower still, it would find the lock free:
+            // this run would prove less, but not fail falsely.)
+            for await _ in started { break }
             try await Task.sleep(for: .milliseconds(500))
             let committed = ContinuousClock.now
             try other.execute("COMMIT")
