@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StrataCore
 import StrataServer
 import StrataStorage
 
@@ -21,7 +22,8 @@ struct ServiceCommand: AsyncParsableCommand {
     static func describe(_ settings: ServiceSettings) -> String {
         let timeout = settings.statementTimeoutMilliseconds.map { $0 == 0 ? "none" : DurationText.format(.milliseconds($0)) }
         return "page size \(settings.pageSize.map(String.init) ?? "server default"), If-Match \(settings.requireIfMatch ? "required" : "optional"), "
-            + "statement timeout \(timeout ?? "server default"), generated keys \(settings.allowClientKeys ? "may be given by clients" : "assigned by the database only")"
+            + "statement timeout \(timeout ?? "server default"), generated keys \(settings.allowClientKeys ? "may be given by clients" : "assigned by the database only"), "
+            + "OData \(settings.odataVersion == .v4 ? "4.0" : "2.0") unless a request asks for another"
     }
 
     struct List: AsyncParsableCommand {
@@ -39,13 +41,14 @@ struct ServiceCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a service's page size, If-Match requirement, statement timeout or client keys.",
+            abstract: "Change a service's page size, If-Match requirement, statement timeout, client keys or default OData version.",
             discussion: """
                 Examples:
                   strata service set cardealer --page-size 200
                   strata service set cardealer --page-size default --require-if-match true
                   strata service set hockey --statement-timeout 30s
                   strata service set ledger --allow-client-keys true
+                  strata service set cardealer --odata-version 4.0
                 """)
 
         @Argument(help: "The service.") var name: String
@@ -57,11 +60,13 @@ struct ServiceCommand: AsyncParsableCommand {
         var statementTimeout: String?
         @Option(help: "Whether inserts may give values for keys the database generates (identity, serial, autoincrement; true or false). Off, such values are refused with 400; on, PostgreSQL's sequence is moved past each given key.")
         var allowClientKeys: Bool?
+        @Option(help: "The OData version of requests that name none (2.0 or 4.0). Requests that ask for V2 or V4 get it either way; 2.0 keeps existing clients as they are.")
+        var odataVersion: String?
         @OptionGroup var storage: StorageOptions
 
         func validate() throws {
-            guard pageSize != nil || requireIfMatch != nil || statementTimeout != nil || allowClientKeys != nil else {
-                throw ValidationError("give --page-size, --require-if-match, --statement-timeout, --allow-client-keys or several")
+            guard pageSize != nil || requireIfMatch != nil || statementTimeout != nil || allowClientKeys != nil || odataVersion != nil else {
+                throw ValidationError("give --page-size, --require-if-match, --statement-timeout, --allow-client-keys, --odata-version or several")
             }
         }
 
@@ -81,9 +86,17 @@ struct ServiceCommand: AsyncParsableCommand {
                 timeout = statementTimeout == "default" ? .serverDefault
                     : .value(Int(try DurationText.parse(statementTimeout, option: "--statement-timeout") / .milliseconds(1)))
             }
-            let result = try await storage.administer { [name, setting, requireIfMatch, timeout, allowClientKeys] in
+            var version: ODataVersion?
+            if let odataVersion {
+                do {
+                    version = try Administration.defaultODataVersion(odataVersion)
+                } catch {
+                    throw CommandFailure("--odata-version: \(error.message)")
+                }
+            }
+            let result = try await storage.administer { [name, setting, requireIfMatch, timeout, allowClientKeys, version] in
                 try await $0.configureService(name, pageSize: setting, requireIfMatch: requireIfMatch, statementTimeout: timeout,
-                                              allowClientKeys: allowClientKeys)
+                                              allowClientKeys: allowClientKeys, odataVersion: version)
             }
             print("\(name): \(ServiceCommand.describe(result)). A running server applies it at its next start.")
         }

@@ -16,6 +16,8 @@ public struct DataService: Sendable {
     public let rootPath: String
     /// The highest OData version to accept, sent as `MaxDataServiceVersion`. Version 1 servers and
     /// clients write collections as bare arrays; responses of both shapes are read either way.
+    /// The client reads V1 and V2 answers: `.v4`, sent as `MaxDataServiceVersion: 4.0`, is answered
+    /// in V2, the highest version both sides speak.
     public var maxVersion: ODataVersion
     /// The ETags of entities this service has read and written, shared by copies of the service.
     public let etags: ETagTracker

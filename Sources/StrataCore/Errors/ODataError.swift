@@ -1,7 +1,8 @@
 /// An error as OData reports it: an HTTP status, a machine-readable code and a message for people.
 ///
 /// The server throws these for every refusal and renders them as
-/// `{"error":{"code":"…","message":{"lang":"en-US","value":"…"}}}`; the client decodes the same body back.
+/// `{"error":{"code":"…","message":{"lang":"en-US","value":"…"}}}` (V1 and V2) or
+/// `{"error":{"code":"…","message":"…"}}` (V4); the client decodes either body back.
 public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status code, for example 404.
     public var status: Int
@@ -64,6 +65,26 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
         writer.endObject()
         writer.endObject()
         return writer.bytes
+    }
+
+    /// The OData V4 JSON error body: `{"error":{"code":"…","message":"…"}}`.
+    public var jsonBodyV4: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.string(message)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The error body in the JSON of `version`.
+    public func jsonBody(for version: ODataVersion) -> [UInt8] {
+        version.isV4 ? jsonBodyV4 : jsonBody
     }
 
     /// Reads an OData error body (JSON); nil when the bytes are not one.

@@ -21,9 +21,11 @@ package final class ODataCall: Sendable {
     /// `http://host:port/service/`
     package let serviceRoot: String
     package let principal: Principal?
+    /// A V4 answer's control information and number format (`odata.metadata`, `IEEE754Compatible`).
+    package let jsonFormat: JSONFormat
 
     package init(settings: RequestSettings, logger: Logger, service: ODataService, url: ODataRequestURL, method: HTTPRequest.Method,
-         headers: HTTPFields, version: ODataVersion, serviceRoot: String, principal: Principal?) {
+         headers: HTTPFields, version: ODataVersion, serviceRoot: String, principal: Principal?, jsonFormat: JSONFormat = JSONFormat()) {
         self.settings = settings
         self.logger = logger
         self.service = service
@@ -33,6 +35,7 @@ package final class ODataCall: Sendable {
         self.version = version
         self.serviceRoot = serviceRoot
         self.principal = principal
+        self.jsonFormat = jsonFormat
     }
 
     package var isHead: Bool { method == .head }

@@ -1,14 +1,15 @@
 import StrataCore
 
-/// Writes a collection response as its rows arrive: the verbose JSON document around the chunks
-/// that ``CollectionRows`` hands out, each row written by `writeRow`, and the `__next` link when
-/// the page ends before the collection.
+/// Writes a collection response as its rows arrive: the JSON document around the chunks that
+/// ``CollectionRows`` hands out (V2's verbose `{"d":{"results":[…]}}`, V1's bare array, or V4's
+/// `{"@odata.context":…,"value":[…]}`), each row written by `writeRow`, and the next link when the
+/// page ends before the collection.
 ///
 /// The first chunk was read before the response started (``CollectionRows/start()``), so that a
 /// failing query still got a proper error status; after that, bytes flow to the client as rows arrive.
 struct CollectionStream: ChunkedBody {
     private var rows: CollectionRows
-    let version: ODataVersion
+    let framing: Framing
     /// Writes one row: an entity, or a `{"uri":…}` object for `$links`.
     let writeRow: @Sendable (EntityRow, inout JSONWriter) -> Void
     /// Builds the `__next` link from the position after the last row and the rows still wanted (`$top`).
@@ -27,11 +28,30 @@ struct CollectionStream: ChunkedBody {
     /// Bytes of JSON written before they are handed to the connection.
     static let flushSize = 256 * 1024
 
-    init(rows: CollectionRows, version: ODataVersion,
+    /// The document around the rows.
+    enum Framing: Sendable {
+        /// `{"d":[…]}`
+        case v1
+        /// `{"d":{"__count":"…","results":[…],"__next":"…"}}`
+        case v2
+        /// `{"@odata.context":"…","@odata.count":…,"value":[…],"@odata.nextLink":"…"}`; the
+        /// context is nil for `odata.metadata=none`.
+        case v4(context: String?)
+
+        init(_ version: ODataVersion, context: @autoclosure () -> String?) {
+            switch version {
+            case .v1: self = .v1
+            case .v2: self = .v2
+            case .v4: self = .v4(context: context())
+            }
+        }
+    }
+
+    init(rows: CollectionRows, framing: Framing,
          writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void,
          nextLink: @escaping @Sendable ([ODataValue], Int?) -> String) {
         self.rows = rows
-        self.version = version
+        self.framing = framing
         self.writeRow = writeRow
         self.nextLink = nextLink
     }
@@ -51,14 +71,27 @@ struct CollectionStream: ChunkedBody {
     /// The opening of the document and the first chunk (already read: no wait on the database).
     private mutating func start() async throws -> [UInt8] {
         writer.beginObject()
-        writer.key("d")
-        if version >= .v2 {
+        switch framing {
+        case .v1:
+            writer.key("d")
+        case .v2:
+            writer.key("d")
             writer.beginObject()
             if let inlineCount = rows.inlineCount {
                 writer.key("__count")
                 writer.string(String(inlineCount))
             }
             writer.key("results")
+        case .v4(let context):
+            if let context {
+                writer.key("@odata.context")
+                writer.string(context)
+            }
+            if let inlineCount = rows.inlineCount {
+                writer.key("@odata.count")
+                writer.raw(String(inlineCount))
+            }
+            writer.key("value")
         }
         writer.beginArray()
         try await writeChunk()
@@ -87,7 +120,10 @@ struct CollectionStream: ChunkedBody {
         guard !finished else { return }
         finished = true
         writer.endArray()
-        if version >= .v2 {
+        switch framing {
+        case .v1:
+            break
+        case .v2:
             if let next = rows.nextPage {
                 writer.key("__next")
                 writer.string(nextLink(next.position, next.remainingTop))
@@ -96,6 +132,14 @@ struct CollectionStream: ChunkedBody {
                 writer.string(deltaLink)
             }
             writer.endObject()
+        case .v4:
+            if let next = rows.nextPage {
+                writer.key("@odata.nextLink")
+                writer.string(nextLink(next.position, next.remainingTop))
+            } else if let deltaLink {
+                writer.key("@odata.deltaLink")
+                writer.string(deltaLink)
+            }
         }
         writer.endObject()
     }

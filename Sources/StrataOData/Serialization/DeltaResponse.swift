@@ -49,7 +49,7 @@ package struct DeltaResponse {
         }
         writer.endObject()
         writer.endObject()
-        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: call.version.headerValue]
+        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.versionHeader(call.version): call.version.headerValue]
         headers[DeltaRequest.preferenceAppliedHeader] = DeltaRequest.trackChanges
         return ODataResponse.body(writer.bytes, headers: headers, headRequest: call.isHead)
     }

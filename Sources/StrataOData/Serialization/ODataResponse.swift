@@ -12,17 +12,24 @@ package enum ODataResponse {
 
     package static let dataServiceVersion = HTTPField.Name("DataServiceVersion")!
     package static let maxDataServiceVersion = HTTPField.Name("MaxDataServiceVersion")!
+    package static let odataVersion = HTTPField.Name("OData-Version")!
+    package static let odataMaxVersion = HTTPField.Name("OData-MaxVersion")!
+
+    /// The header that states an answer's version: `DataServiceVersion` up to V2, `OData-Version` in V4.
+    package static func versionHeader(_ version: ODataVersion) -> HTTPField.Name {
+        version.isV4 ? odataVersion : dataServiceVersion
+    }
 
     /// A JSON answer. `eTag` is the entity tag of a single entity's answer, quoted.
     package static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, version: ODataVersion?, headRequest: Bool = false,
-                     eTag: String? = nil, extraHeaders: HTTPFields = [:]) -> Response {
+                     eTag: String? = nil, extraHeaders: HTTPFields = [:], contentType: String = jsonContentType) -> Response {
         // Collected first and added in one call: `HTTPFields`' subscript looks for fields of the same
         // name to replace, and its `append` is a generic range replacement per field; together a
         // measurable share of a GET by key.
         var fields: [HTTPField] = []
         fields.reserveCapacity(extraHeaders.count + 4)
-        fields.append(HTTPField(name: .contentType, value: jsonContentType))
-        if let version { fields.append(HTTPField(name: dataServiceVersion, value: version.headerValue)) }
+        fields.append(HTTPField(name: .contentType, value: contentType))
+        if let version { fields.append(HTTPField(name: versionHeader(version), value: version.headerValue)) }
         if let eTag { fields.append(HTTPField(name: .eTag, value: eTag)) }
         fields.append(contentsOf: extraHeaders)
         fields.append(HTTPField(name: .contentLength, value: String(bytes.count)))
@@ -75,12 +82,13 @@ package enum ODataResponse {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    package static func error(_ error: ODataError, headRequest: Bool = false) -> Response {
-        var headers: HTTPFields = [.contentType: jsonContentType, dataServiceVersion: ODataVersion.v1.headerValue]
+    /// An error answer, in the error format of `version` (V1's headers unless the call is V4).
+    package static func error(_ error: ODataError, headRequest: Bool = false, version: ODataVersion = .v1) -> Response {
+        var headers: HTTPFields = [.contentType: jsonContentType, versionHeader(version): version.headerValue]
         if error.status == 405 { headers[.allow] = "GET, HEAD, POST, PUT, PATCH, MERGE, DELETE" }
         // A caller over its share of queries may try again as soon as one of them has finished.
         if error.status == 429 { headers[.retryAfter] = "1" }
-        return body(error.jsonBody, status: HTTPResponse.Status(code: error.status), headers: headers, headRequest: headRequest)
+        return body(error.jsonBody(for: version), status: HTTPResponse.Status(code: error.status), headers: headers, headRequest: headRequest)
     }
 }
 

@@ -7,7 +7,7 @@ package enum RawValue {
     static func response(_ value: ODataValue, version: ODataVersion, headRequest: Bool) -> Response {
         if case .binary(let data) = value {
             return ODataResponse.body(Array(data), headers: [.contentType: "application/octet-stream",
-                                                             ODataResponse.dataServiceVersion: version.headerValue], headRequest: headRequest)
+                                                             ODataResponse.versionHeader(version): version.headerValue], headRequest: headRequest)
         }
         let text: String
         switch value {
@@ -24,6 +24,6 @@ package enum RawValue {
             text = literal
         }
         return ODataResponse.body(Array(text.utf8), headers: [.contentType: ODataResponse.textContentType,
-                                                             ODataResponse.dataServiceVersion: version.headerValue], headRequest: headRequest)
+                                                             ODataResponse.versionHeader(version): version.headerValue], headRequest: headRequest)
     }
 }

@@ -4,11 +4,15 @@ import StrataCore
 
 /// Writes what a read found (``ReadResult``) as OData V2 verbose JSON — `{"d":…}` — or as text for
 /// `$value` and `$count`, and makes the response: whole for single values, streamed for collections.
+/// A V4 call's answer is written by ``ReadResponseV4``.
 package struct ReadResponse {
     let call: ODataCall
+    /// The path read: where V4's context URL of a property points.
+    let path: ResolvedPath?
 
-    package init(call: ODataCall) {
+    package init(call: ODataCall, path: ResolvedPath? = nil) {
         self.call = call
+        self.path = path
     }
 
     private var version: ODataVersion { call.version }
@@ -27,6 +31,7 @@ package struct ReadResponse {
     }
 
     package func response(_ result: ReadResult, tracking: Tracking? = nil) -> Response {
+        if version.isV4 { return ReadResponseV4(call: call, path: path).response(result, tracking: tracking) }
         switch result {
         case .entity(let entity, let shape, let tag):
             // An entity with its metadata and deferred links outgrows the default 256 bytes; growing twice
@@ -83,11 +88,11 @@ package struct ReadResponse {
     /// A collection, written as its rows arrive, with server-driven paging.
     private func stream(_ rows: CollectionRows, tracking: Tracking? = nil,
                         writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
-        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: version.headerValue]
+        var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.versionHeader(version): version.headerValue]
         if tracking != nil { headers[DeltaRequest.preferenceAppliedHeader] = DeltaRequest.trackChanges }
         if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         headers[.contentLength] = nil
-        var stream = CollectionStream(rows: rows, version: version, writeRow: writeRow,
+        var stream = CollectionStream(rows: rows, framing: CollectionStream.Framing(version, context: nil), writeRow: writeRow,
                                       nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url,
                                                                  extra: tracking.map { (DeltaRequest.deltaStartOption, $0.start) }))
         stream.deltaLink = tracking?.deltaLink

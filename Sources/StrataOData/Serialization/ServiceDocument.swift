@@ -16,6 +16,31 @@ package enum ServiceDocument {
         return writer.bytes
     }
 
+    /// V4's service document: `{"@odata.context":"…/$metadata","value":[{"name","kind","url"}]}`.
+    package static func jsonV4(for model: ServiceModel, serviceRoot: String, format: JSONFormat) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        if format.metadata != .none {
+            writer.key("@odata.context")
+            writer.string(serviceRoot + "$metadata")
+        }
+        writer.key("value")
+        writer.beginArray()
+        for set in model.entitySets {
+            writer.beginObject()
+            writer.key("name")
+            writer.string(set.name)
+            writer.key("kind")
+            writer.string("EntitySet")
+            writer.key("url")
+            writer.string(set.name)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
     package static func xml(for model: ServiceModel, serviceRoot: String) -> String {
         var xml = XMLWriter()
         xml.start("service", [("xml:base", serviceRoot), ("xmlns:atom", "http://www.w3.org/2005/Atom"),

@@ -22,7 +22,7 @@ package struct ServiceLoader: Sendable {
 
     /// A service's model and what its model file says beyond the model.
     package struct Loaded: Sendable {
-        /// The service's settings, with what its model file overrides (`allowClientKeys`).
+        /// The service's settings, with what its model file overrides (`allowClientKeys`, `odataVersion`).
         package var settings: ServiceSettings
         /// The model and the database names behind it.
         package var built: CatalogModel
@@ -70,6 +70,7 @@ package struct ServiceLoader: Sendable {
         if let container = file?.container?.value { built.model.containerName = container }
         var effective = settings
         if let allow = file?.allowClientKeys?.value { effective.allowClientKeys = allow }
+        if let version = file?.odataVersion?.value { effective.odataVersion = version }
         let dateForms = DateForms(catalog, service: storage.name, logger: logger)
         return Loaded(settings: effective, built: built, maxProtocolVersion: file?.maxProtocolVersion?.value ?? .v2, original: tables,
                       catalog: catalog, modelFile: file, importing: source?.importing, dateForms: dateForms)

@@ -121,13 +121,23 @@ enum AdminJSON {
         }
     }
 
+    /// `"odataVersion"`: `"2.0"` or `"4.0"` (a number too); absent keeps the setting.
+    static func odataVersion(_ value: JSONValue?) throws(ODataError) -> ODataVersion? {
+        switch value {
+        case nil: return nil
+        case .string(let text)?, .number(let text)?: return try Administration.defaultODataVersion(text)
+        default: throw .badRequest("odataVersion must be \"2.0\" or \"4.0\".")
+        }
+    }
+
     static func optionalBool(_ object: JSONObject, _ name: String) throws(ODataError) -> Bool? {
         guard let value = object[name] else { return nil }
         guard let bool = value.boolValue else { throw .badRequest("\(name) must be true or false.") }
         return bool
     }
 
-    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false,"statementTimeout":30.0,"allowClientKeys":false}}`; null is the server's setting.
+    /// `{"cardealer":{"pageSize":500,"requireIfMatch":false,"statementTimeout":30.0,"allowClientKeys":false,"odataVersion":"2.0"}}`;
+    /// null is the server's setting.
     static func services(_ settings: [String: ServiceSettings]) -> [UInt8] {
         object(settings.sorted { $0.key < $1.key }.map { name, settings in
             (name, .object(JSONObject([
@@ -135,6 +145,7 @@ enum AdminJSON {
                 (key: "requireIfMatch", value: .bool(settings.requireIfMatch)),
                 (key: "statementTimeout", value: settings.statementTimeoutMilliseconds.map { .number(String(Double($0) / 1000)) } ?? .null),
                 (key: "allowClientKeys", value: .bool(settings.allowClientKeys)),
+                (key: "odataVersion", value: .string(settings.odataVersion == .v4 ? "4.0" : "2.0")),
             ])))
         })
     }

@@ -18,7 +18,7 @@ import StrataOData
 /// | `POST /admin/roles` `{"username","role","service"?}` / `DELETE /admin/roles?username=&role=&service=` | roles of accounts |
 /// | `GET /admin/grants?service=` / `POST /admin/grants` `{"role","service","table"?,"actions":[…],"filter"?}` / `DELETE /admin/grants?role=&service=&table=&actions=` | table rights |
 /// | `GET /admin/access` / `PUT /admin/access` `{"service","anonymous":"read"\|"none"}` | anonymous access |
-/// | `GET /admin/services` / `PUT /admin/services` `{"service","pageSize"?: n\|null,"requireIfMatch"?,"allowClientKeys"?}` | service settings, applied at once |
+/// | `GET /admin/services` / `PUT /admin/services` `{"service","pageSize"?: n\|null,"requireIfMatch"?,"allowClientKeys"?,"odataVersion"?: "2.0"\|"4.0"}` | service settings, applied at once |
 /// | `POST /admin/services/reload` | reads every service's catalog and model file again; 400 naming the model files refused (those services stay as they were) |
 /// | `GET /admin/issuers` / `POST /admin/issuers` `{"issuer","audience","jwks",rules?}` / `DELETE /admin/issuers?issuer=` | trusted issuers |
 /// | `POST /admin/issuers/rules` `{"issuer","claim","match","value"?,"role"}` / `DELETE /admin/issuers/rules?…` | rule groups |
@@ -116,7 +116,8 @@ enum AdminRoutes {
             let settings = try await admin.configureService(
                 service, pageSize: try AdminJSON.pageSize(body["pageSize"]), requireIfMatch: try AdminJSON.optionalBool(body, "requireIfMatch"),
                 statementTimeout: try AdminJSON.statementTimeout(body["statementTimeout"]),
-                allowClientKeys: try AdminJSON.optionalBool(body, "allowClientKeys"))
+                allowClientKeys: try AdminJSON.optionalBool(body, "allowClientKeys"),
+                odataVersion: try AdminJSON.odataVersion(body["odataVersion"]))
             // Services keep their settings from when they were loaded; load them again so the change applies now.
             try await runtime.reloadServices()
             return AdminJSON.respond(AdminJSON.services([service: settings]))

@@ -26,13 +26,15 @@ extension Administration {
     public static let maximumStatementTimeout = 86_400_000
 
     /// Changes a service's page size, whether its updates must carry `If-Match`, its statement
-    /// timeout (milliseconds, 0 for none), and whether inserts may give keys the database generates
-    /// (``ServiceSettings/allowClientKeys``); what is nil stays as it is. A running server reads
+    /// timeout (milliseconds, 0 for none), whether inserts may give keys the database generates
+    /// (``ServiceSettings/allowClientKeys``), and the OData version of requests that name none
+    /// (``ServiceSettings/odataVersion``); what is nil stays as it is. A running server reads
     /// service settings when it (re)loads its services; on PostgreSQL the change is announced, and
     /// every server listening on the database reloads them when it commits.
     @discardableResult
     public func configureService(_ service: String, pageSize: PageSizeSetting? = nil, requireIfMatch: Bool? = nil,
-                                 statementTimeout: SettingChange<Int>? = nil, allowClientKeys: Bool? = nil) async throws -> ServiceSettings {
+                                 statementTimeout: SettingChange<Int>? = nil, allowClientKeys: Bool? = nil,
+                                 odataVersion: ODataVersion? = nil) async throws -> ServiceSettings {
         _ = try await requireModel(service)
         if case .value(let rows) = pageSize, !(1...Self.maximumPageSize).contains(rows) {
             throw ODataError.badRequest("A page size is between 1 and \(Self.maximumPageSize) rows, not \(rows).")
@@ -53,6 +55,18 @@ extension Administration {
             }
             if let requireIfMatch { settings.requireIfMatch = requireIfMatch }
             if let allowClientKeys { settings.allowClientKeys = allowClientKeys }
+            if let odataVersion { settings.odataVersion = odataVersion }
+        }
+    }
+
+    /// A service's default OData version as people write it: `2.0` or `4.0` (`2`, `4` and `4.01`
+    /// too); 400 for anything else, naming what is possible.
+    public static func defaultODataVersion(_ text: String) throws(ODataError) -> ODataVersion {
+        switch text.trimmingWhitespace() {
+        case "2", "2.0": return .v2
+        case "4", "4.0", "4.01": return .v4
+        default:
+            throw ODataError.badRequest("The default OData version is 2.0 or 4.0, not \(text.prefix(20)). (A model file's maxProtocolVersion: \"1.0\" keeps a service at OData 1.0.)")
         }
     }
 }

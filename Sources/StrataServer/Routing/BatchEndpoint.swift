@@ -138,9 +138,11 @@ struct BatchEndpoint: Sendable {
             settings: call.settings, logger: call.logger, service: call.service, url: url,
             method: try ODataEndpoint.effectiveMethod(operation.method, headers: operation.headers),
             headers: operation.headers,
-            version: ContentNegotiation.version(maxVersionHeader: operation.headers[ODataResponse.maxDataServiceVersion],
-                                                versionHeader: operation.headers[ODataResponse.dataServiceVersion],
-                                                serviceMaximum: call.service.maxProtocolVersion),
+            // A V2 `$batch` holds V2 operations: V1 or V2, as each says, whatever the service's default.
+            version: ContentNegotiation.version(
+                ContentNegotiation.VersionRequest(maxDataServiceVersion: operation.headers[ODataResponse.maxDataServiceVersion],
+                                                  dataServiceVersion: operation.headers[ODataResponse.dataServiceVersion]),
+                serviceDefault: .v2, serviceMaximum: call.service.maxProtocolVersion),
             serviceRoot: call.serviceRoot, principal: call.principal)
     }
 

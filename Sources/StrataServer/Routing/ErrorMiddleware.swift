@@ -13,7 +13,13 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            return ODataResponse.error(ODataError.from(error, logger: context.logger), headRequest: request.method == .head)
+            // A client that asked for V4 by its headers reads V4's error body, also when the request
+            // failed before its service (and so its negotiated version) was known.
+            let headers = request.headers
+            let v4 = ContentNegotiation.VersionRequest(odataMaxVersion: headers[ODataResponse.odataMaxVersion],
+                                                       odataVersion: headers[ODataResponse.odataVersion], accept: headers[.accept])
+            return ODataResponse.error(ODataError.from(error, logger: context.logger), headRequest: request.method == .head,
+                                       version: v4.asksForV4 ? .v4 : .v1)
         }
     }
 }

@@ -30,13 +30,12 @@ struct ODataEndpoint: Sendable {
         }
         let url = try ODataRequestURL(rawPath: request.uri.path, rawQuery: request.uri.query)
         let method = try Self.effectiveMethod(request.method, headers: request.headers)
+        let version = ContentNegotiation.version(Self.versionRequest(request.headers, url: url),
+                                                 serviceDefault: service.settings.odataVersion, serviceMaximum: service.maxProtocolVersion)
         let call = ODataCall(
             settings: runtime.requestSettings, logger: runtime.logger, service: service, url: url, method: method, headers: request.headers,
-            version: ContentNegotiation.version(
-                maxVersionHeader: request.headers[ODataResponse.maxDataServiceVersion],
-                versionHeader: request.headers[ODataResponse.dataServiceVersion], serviceMaximum: service.maxProtocolVersion),
-            serviceRoot: runtime.baseURL(for: request) + service.rootPath,
-            principal: context.principal)
+            version: version, serviceRoot: runtime.baseURL(for: request) + service.rootPath, principal: context.principal,
+            jsonFormat: version.isV4 ? try JSONFormat.parse(accept: request.headers[.accept], format: url.value(of: "$format")) : JSONFormat())
         // Read by the stage that needs it: a write's after the write is authorized.
         let body: PendingBody = method == .get || method == .head ? .bytes([]) : .request(request, limit: runtime.configuration.maxBodySize)
         // The request's statements run under the server's limits, or the service's own timeout, and
@@ -48,7 +47,22 @@ struct ODataEndpoint: Sendable {
                 ?? "address " + (StrataRequestContext.clientAddress(peer: peer, headers, trusting: proxies) ?? "unknown")
         }
         limits.timeout = service.settings.statementTimeout(server: limits.timeout)
-        return try await StatementLimits.$current.withValue(limits) { try await respond(to: call, body: body, context: context) }
+        return try await StatementLimits.$current.withValue(limits) {
+            do {
+                return try await respond(to: call, body: body, context: context)
+            } catch where call.version.isV4 {
+                // A V4 client reads V4's error body; V1 and V2 errors are written by ErrorMiddleware.
+                return ODataResponse.error(ODataError.from(error, logger: context.logger), headRequest: call.isHead, version: .v4)
+            }
+        }
+    }
+
+    /// The headers and options of `headers` and `url` that speak of the protocol version.
+    static func versionRequest(_ headers: HTTPFields, url: ODataRequestURL) -> ContentNegotiation.VersionRequest {
+        ContentNegotiation.VersionRequest(
+            maxDataServiceVersion: headers[ODataResponse.maxDataServiceVersion], dataServiceVersion: headers[ODataResponse.dataServiceVersion],
+            odataMaxVersion: headers[ODataResponse.odataMaxVersion], odataVersion: headers[ODataResponse.odataVersion],
+            accept: headers[.accept], format: url.value(of: "$format"))
     }
 
     /// Dispatches one call: from the router, or for an operation inside a `$batch` (context nil).
@@ -63,7 +77,13 @@ struct ODataEndpoint: Sendable {
         if url.path.segments.count == 1, url.path.segments[0].name == "$metadata", url.path.segments[0].key == nil {
             context?.setRoute("odata.metadata")
             try requireRead(call)
-            return ODataResponse.body(Array(MetadataDocument.xml(for: call.service.model, allowClientKeys: call.service.settings.allowClientKeys).utf8),
+            let (model, allowClientKeys) = (call.service.model, call.service.settings.allowClientKeys)
+            if call.version.isV4 {
+                return ODataResponse.body(Array(MetadataDocumentV4.xml(for: model, allowClientKeys: allowClientKeys).utf8),
+                                          headers: [.contentType: ODataResponse.xmlContentType,
+                                                    ODataResponse.odataVersion: ODataVersion.v4.headerValue], headRequest: call.isHead)
+            }
+            return ODataResponse.body(Array(MetadataDocument.xml(for: model, allowClientKeys: allowClientKeys).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,
                                                 ODataResponse.dataServiceVersion: ODataVersion.v2.headerValue], headRequest: call.isHead)
         }
@@ -72,6 +92,7 @@ struct ODataEndpoint: Sendable {
             guard call.method == .post, context != nil else {
                 throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body, and cannot be nested.")
             }
+            try Self.requireV2(call, "$batch requests")
             return try await BatchEndpoint(endpoint: self, call: call, body: body.collect()).respond()
         }
 
@@ -95,6 +116,7 @@ struct ODataEndpoint: Sendable {
         if call.method == .get || call.method == .head {
             return try await read(call, path, authorizer)
         }
+        try Self.requireV2(call, "writes")
         // The addressed table's right is decided from the URL alone, before the body is read; the
         // other tables a deep insert touches once the body names them.
         let access = try await authorizer.access(toWrite: path, method: call.method)
@@ -119,7 +141,7 @@ struct ODataEndpoint: Sendable {
             return response
         }
         let result = try await ReadOperation(call: call, request: request, access: access).run()
-        return ReadResponse(call: call).response(result)
+        return ReadResponse(call: call, path: path).response(result)
     }
 
     /// The Authorization step's view of a call: the server's access policy, the call's service and caller.
@@ -145,8 +167,22 @@ struct ODataEndpoint: Sendable {
         }
     }
 
+    /// OData V4 serves reads so far (issue 38 adds its writes and `$batch`): a V4 client is told
+    /// to send them as V2, which every service also speaks, rather than answered in V2's format
+    /// it did not ask for.
+    static func requireV2(_ call: ODataCall, _ what: String) throws(ODataError) {
+        guard call.version.isV4 else { return }
+        throw ODataError(status: 501, code: "NotImplemented",
+                         message: "OData V4 serves reads for now: send \(what) as OData V2 (MaxDataServiceVersion: 2.0 and no OData-MaxVersion), which every service also speaks, and read the answer as V2's verbose JSON.")
+    }
+
     private func serviceDocument(_ call: ODataCall) throws -> Response {
         let model = call.service.model
+        if call.version.isV4 {
+            try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: call.url.value(of: "$format"))
+            return ODataResponse.json(ServiceDocument.jsonV4(for: model, serviceRoot: call.serviceRoot, format: call.jsonFormat),
+                                      version: .v4, headRequest: call.isHead, contentType: call.jsonFormat.contentType)
+        }
         if ContentNegotiation.prefersXML(accept: call.headers[.accept]) {
             return ODataResponse.body(Array(ServiceDocument.xml(for: model, serviceRoot: call.serviceRoot).utf8),
                                       headers: [.contentType: ODataResponse.xmlContentType,

@@ -17,15 +17,19 @@ public struct ServiceSettings: Sendable, Hashable {
     /// by default they are refused with 400 and the database assigns every such key. See
     /// `SystemDatabase+ClientKeys.swift`.
     public var allowClientKeys = false
+    /// The OData version a request that names none is answered in: V2 (the default, so existing
+    /// clients see no change) or V4. A request that names a version gets it either way.
+    public var odataVersion: ODataVersion = .v2
 
     public init(namespace: String? = nil, title: String? = nil, requireIfMatch: Bool = false, pageSize: Int? = nil,
-                statementTimeoutMilliseconds: Int? = nil, allowClientKeys: Bool = false) {
+                statementTimeoutMilliseconds: Int? = nil, allowClientKeys: Bool = false, odataVersion: ODataVersion = .v2) {
         self.namespace = namespace
         self.title = title
         self.requireIfMatch = requireIfMatch
         self.pageSize = pageSize
         self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
         self.allowClientKeys = allowClientKeys
+        self.odataVersion = odataVersion
     }
 
     /// The statement timeout this service's requests run under, given the server's.
@@ -62,6 +66,15 @@ extension SystemDatabase {
         ]
     }
 
+    /// The default OData version, listed last: added with OData V4 (issue 38).
+    var odataVersionMigrations: [SystemMigration] {
+        [
+            SystemMigration(id: "services.5", statements: [
+                "ALTER TABLE \(table("service_settings")) ADD COLUMN \"odata_version\" INTEGER",
+            ]),
+        ]
+    }
+
     package func serviceSettings() async throws -> [String: ServiceSettings] {
         try await database.read { connection in try await serviceSettings(connection) }
     }
@@ -70,9 +83,9 @@ extension SystemDatabase {
         let rows = try await connection.query(
             """
                 SELECT "service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms", \
-                "allow_client_keys" FROM \(table("service_settings"))
+                "allow_client_keys", "odata_version" FROM \(table("service_settings"))
                 """,
-            types: [.string, .string, .string, .boolean, .int64, .int64, .boolean])
+            types: [.string, .string, .string, .boolean, .int64, .int64, .boolean, .int64])
         var settings: [String: ServiceSettings] = [:]
         for row in rows.rows {
             guard let service = row[0].stringValue else { continue }
@@ -81,7 +94,8 @@ extension SystemDatabase {
             if case .int64(let milliseconds) = row[5] { timeout = Int(milliseconds) }
             settings[service] = ServiceSettings(namespace: row[1].stringValue, title: row[2].stringValue,
                                                 requireIfMatch: row[3] == .boolean(true), pageSize: pageSize,
-                                                statementTimeoutMilliseconds: timeout, allowClientKeys: row[6] == .boolean(true))
+                                                statementTimeoutMilliseconds: timeout, allowClientKeys: row[6] == .boolean(true),
+                                                odataVersion: row[7] == .int64(4) ? .v4 : .v2)
         }
         return settings
     }
@@ -111,10 +125,11 @@ extension SystemDatabase {
             .string(service), settings.namespace.map(ODataValue.string) ?? .null, settings.title.map(ODataValue.string) ?? .null,
             .boolean(settings.requireIfMatch), settings.pageSize.map { .int64(Int64($0)) } ?? .null,
             settings.statementTimeoutMilliseconds.map { .int64(Int64($0)) } ?? .null, .boolean(settings.allowClientKeys),
+            settings.odataVersion == .v4 ? .int64(4) : .null,
         ]
         try await connection.execute("""
             INSERT INTO \(table("service_settings")) \
-            ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms", "allow_client_keys") \
+            ("service", "namespace", "title", "require_if_match", "page_size", "statement_timeout_ms", "allow_client_keys", "odata_version") \
             VALUES (\(SQL.binds(values)))
             """)
         try await announce(.services, on: connection)

@@ -32,7 +32,7 @@ package struct SystemDatabase: Sendable {
     var migrations: [SystemMigration] {
         serviceSettingsMigrations + writesMigrations + accountMigrations + pageSizeMigrations + blobMigrations + issuerRuleMigrations
             + clientKeyMigrations + serviceModelMigrations + signingKeyMigrations + loginFailureMigrations + feedKeyMigrations
-            + signInMigrations
+            + signInMigrations + odataVersionMigrations
     }
 
     /// Creates the system tables, or brings them up to date.

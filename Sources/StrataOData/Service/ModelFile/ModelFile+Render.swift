@@ -17,6 +17,7 @@ extension ServiceLoader.Loaded {
             namespace: \(YAMLText.scalar(model.namespace))
             container: \(YAMLText.scalar(model.containerName))
             maxProtocolVersion: "\(maxProtocolVersion == .v1 ? "1.0" : "2.0")"
+            odataVersion: "\(settings.odataVersion == .v4 ? "4.0" : "2.0")"
             allowClientKeys: \(settings.allowClientKeys)
 
             """

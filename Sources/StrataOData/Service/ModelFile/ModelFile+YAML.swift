@@ -15,7 +15,7 @@ extension ModelFile {
         } catch {
             throw reader.yamlError(error)
         }
-        let top = try reader.mapping(root, "the model file", allowed: ["namespace", "container", "maxProtocolVersion", "allowClientKeys", "track", "tables"])
+        let top = try reader.mapping(root, "the model file", allowed: ["namespace", "container", "maxProtocolVersion", "odataVersion", "allowClientKeys", "track", "tables"])
         for (key, value) in top {
             switch key.name {
             case "namespace":
@@ -28,6 +28,12 @@ extension ModelFile {
                     throw reader.error(value, "maxProtocolVersion is 1.0 or 2.0, not '\(text)'.")
                 }
                 maxProtocolVersion = Entry(value: version, line: reader.line(value))
+            case "odataVersion":
+                let text = try reader.string(value, "odataVersion")
+                guard let version = ["2.0": ODataVersion.v2, "2": .v2, "4.0": .v4, "4": .v4, "4.01": .v4][text] else {
+                    throw reader.error(value, "odataVersion (the version of requests that name none) is 2.0 or 4.0, not '\(text)'.")
+                }
+                odataVersion = Entry(value: version, line: reader.line(value))
             case "allowClientKeys":
                 allowClientKeys = Entry(value: try reader.bool(value, "allowClientKeys"), line: reader.line(value))
             case "track":

@@ -20,6 +20,9 @@ package struct ModelFile: Sendable, Equatable {
     /// The highest OData version the service answers with, whatever the client asks for: 1.0
     /// writes collections as bare arrays, as OData 1.0 clients expect.
     var maxProtocolVersion: Entry<ODataVersion>?
+    /// The OData version of requests that name none (the service setting `--odata-version`, which
+    /// the file overrides when it says).
+    var odataVersion: Entry<ODataVersion>?
     /// Whether clients may give values for keys the database generates (the service setting
     /// `--allow-client-keys`, which the file overrides when it says).
     var allowClientKeys: Entry<Bool>?
@@ -27,11 +30,12 @@ package struct ModelFile: Sendable, Equatable {
     package var trackAll: Entry<Bool>?
     package var tables: [Table] = []
 
-    package init(path: String, namespace: Entry<String>? = nil, container: Entry<String>? = nil, maxProtocolVersion: Entry<ODataVersion>? = nil, allowClientKeys: Entry<Bool>? = nil, trackAll: Entry<Bool>? = nil, tables: [Table] = []) {
+    package init(path: String, namespace: Entry<String>? = nil, container: Entry<String>? = nil, maxProtocolVersion: Entry<ODataVersion>? = nil, odataVersion: Entry<ODataVersion>? = nil, allowClientKeys: Entry<Bool>? = nil, trackAll: Entry<Bool>? = nil, tables: [Table] = []) {
         self.path = path
         self.namespace = namespace
         self.container = container
         self.maxProtocolVersion = maxProtocolVersion
+        self.odataVersion = odataVersion
         self.allowClientKeys = allowClientKeys
         self.trackAll = trackAll
         self.tables = tables
