@@ -1,4 +1,4 @@
-/// The system query options of OData V2, by their exact (lowercase) names.
+/// The system query options of OData V2 and V4, by their exact (lowercase) names.
 enum SystemQueryOption: String, CaseIterable {
     case filter = "$filter"
     case orderBy = "$orderby"
@@ -9,6 +9,13 @@ enum SystemQueryOption: String, CaseIterable {
     case inlineCount = "$inlinecount"
     case skipToken = "$skiptoken"
     case format = "$format"
+    /// V4's `$count=true`, V2's `$inlinecount=allpages`.
+    case count = "$count"
+
+    /// The options `version` defines: V2's `$inlinecount` is V4's `$count`.
+    static func defined(in version: ODataVersion) -> [SystemQueryOption] {
+        allCases.filter { version.isV4 ? $0 != .inlineCount : $0 != .count }
+    }
 }
 
 extension QueryOptions {
@@ -22,8 +29,8 @@ extension QueryOptions {
         try self.init(parsing: queryString, limits: .default)
     }
 
-    /// The same, under the server's limits (``QueryLimits``).
-    package init(parsing queryString: some StringProtocol, limits: QueryLimits) throws(ODataError) {
+    /// The same, under the server's limits (``QueryLimits``), with the options of `version`.
+    package init(parsing queryString: some StringProtocol, limits: QueryLimits, version: ODataVersion = .v2) throws(ODataError) {
         self.init()
         var raw = Substring(queryString)
         if raw.first == "?" { raw = raw.dropFirst() }
@@ -46,7 +53,9 @@ extension QueryOptions {
                 customOptions.append(CustomQueryOption(name: name, value: value))
                 continue
             }
-            guard let option = SystemQueryOption(rawValue: name) else { throw Self.unknownOption(name) }
+            guard let option = SystemQueryOption(rawValue: name), SystemQueryOption.defined(in: version).contains(option) else {
+                throw Self.unknownOption(name, version: version)
+            }
             guard seen.insert(option).inserted else {
                 throw .badRequest("The query option \(name) appears more than once; give it once")
             }
@@ -63,6 +72,12 @@ extension QueryOptions {
         case .select: select = try QueryOptionParser.select(value)
         case .expand: expand = try QueryOptionParser.expand(value, limits: limits)
         case .inlineCount: inlineCount = try QueryOptionParser.inlineCount(value)
+        case .count:
+            switch value {
+            case "true": inlineCount = .allPages
+            case "false": inlineCount = InlineCount.none
+            default: throw .badRequest("$count: \(QuerySyntaxError.quoted(value)) is not true or false")
+            }
         case .skipToken:
             guard !value.isEmpty else { throw .badRequest("$skiptoken is empty; pass the token from the __next link unchanged") }
             skipToken = value
@@ -72,11 +87,15 @@ extension QueryOptions {
         }
     }
 
-    private static func unknownOption(_ name: String) -> ODataError {
-        if let known = SystemQueryOption(rawValue: name.lowercased()) {
+    private static func unknownOption(_ name: String, version: ODataVersion) -> ODataError {
+        let defined = SystemQueryOption.defined(in: version)
+        if let known = SystemQueryOption(rawValue: name.lowercased()), defined.contains(known), known.rawValue != name {
             return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); system query options are lowercase: \(known.rawValue)")
         }
-        let names = SystemQueryOption.allCases.map(\.rawValue).joined(separator: ", ")
-        return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); OData V2 defines \(names)")
+        if version.isV4, name == SystemQueryOption.inlineCount.rawValue {
+            return .badRequest("$inlinecount is OData V2's; OData V4 counts with $count=true")
+        }
+        let names = defined.map(\.rawValue).joined(separator: ", ")
+        return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); OData \(version.isV4 ? "V4 (as Strata serves it so far)" : "V2") defines \(names)")
     }
 }

@@ -8,7 +8,7 @@ package enum ReadQuery {
         // No options: nothing to parse, check or refuse.
         if call.url.rawQuery.isEmpty, let plain = call.service.plainQueries[type.qualifiedName] { return plain }
         let limits = call.settings.queryLimits
-        let options = try QueryOptions(parsing: call.url.rawQuery, limits: limits)
+        let options = try QueryOptions(parsing: call.url.rawQuery, limits: limits, version: call.version)
         if call.version == .v1 {
             let needsTwo = [("$select", !options.select.isEmpty), ("$inlinecount", options.inlineCount != nil),
                             ("$skiptoken", options.skipToken != nil)].first { $0.1 }

@@ -152,6 +152,25 @@ struct ODataV4ReadTests {
         }
     }
 
+    @Test("$count=true counts in V4 (@odata.count, as a number); $inlinecount is V2's and refused in V4 with the V4 spelling",
+          arguments: Backend.allCases)
+    func count(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let counted = try await client.get("/cardealer/Person?$count=true&$top=1&$filter=personID le 10", headers: Self.v4)
+            #expect(counted.json["@odata.count"] == .number("10"), "\(counted.text.prefix(300))")
+            #expect(counted.json["value"]?.arrayValue?.count == 1)
+            let uncounted = try await client.get("/cardealer/Person?$count=false&$top=1", headers: Self.v4)
+            #expect(uncounted.json["@odata.count"] == nil)
+            let old = try await client.get("/cardealer/Person?$inlinecount=allpages&$top=1", headers: Self.v4)
+            #expect(old.status == .badRequest && old.json["error"]["message"]?.stringValue?.contains("$count=true") == true)
+            let bad = try await client.get("/cardealer/Person?$count=maybe", headers: Self.v4)
+            #expect(bad.status == .badRequest && bad.json["error"]["message"]?.stringValue?.contains("true or false") == true)
+            // V2 keeps its own options: $count is not one of them.
+            let v2 = try await client.get("/cardealer/Person?$count=true")
+            #expect(v2.status == .badRequest && v2.text.contains("OData V2 defines"))
+        }
+    }
+
     @Test("Server-driven paging: @odata.nextLink carries on where the page stopped, in V4 too", arguments: Backend.allCases)
     func paging(_ backend: Backend) async throws {
         try await withServer(backend, pageSize: 7) { client in
