@@ -101,7 +101,8 @@ public enum ODataJSON {
             }
             return .guid(value)
         case .binary:
-            guard case .string(let s) = json, let data = Data(base64Encoded: s) else {
+            // Base64 as V2 writes it, or base64url as V4 does.
+            guard case .string(let s) = json, let data = Data(base64Encoded: s) ?? Base64URL.decode(s).map({ Data($0) }) else {
                 throw mismatch(json, type, "a base64 string")
             }
             return .binary(data)

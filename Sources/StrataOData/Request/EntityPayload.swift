@@ -34,6 +34,9 @@ indirect enum InlineEntity: Sendable {
 /// `__metadata` and `__deferred` members ignored, values in any of their OData JSON forms.
 struct EntityPayloadDecoder {
     let model: ServiceModel
+    /// V4 bodies carry control information (`@odata.type`, `Nav@odata.bind`) instead of V2's
+    /// `__metadata`, and inline collections as plain arrays.
+    var version: ODataVersion = .v2
     /// How deep inline entities may nest; deeper bodies are refused rather than walked.
     var maximumDepth = 16
 
@@ -69,8 +72,15 @@ struct EntityPayloadDecoder {
             throw .badRequest("Inline entities nest deeper than \(maximumDepth) levels at \(path).")
         }
         var payload = EntityPayload(values: [:], navigations: [])
+        var bindings: [(name: String, uris: JSONValue)] = []
         for (name, json) in object {
             if name == "__metadata" || name == "__count" { continue }
+            if version.isV4, let at = name.firstIndex(of: "@") {
+                // Instance and property annotations say nothing to store; `Nav@odata.bind` links.
+                let term = name[name.index(after: at)...]
+                if term == "odata.bind" { bindings.append((String(name[..<at]), json)) }
+                continue
+            }
             if let property = type.property(named: name) {
                 payload.values[name] = try decodeValue(json, for: property, path: path)
             } else if let navigation = type.navigationProperty(named: name) {
@@ -82,7 +92,44 @@ struct EntityPayloadDecoder {
                 throw .badRequest("\(path) has no property named '\(name)'. Its properties are: \(names).")
             }
         }
+        for (name, uris) in bindings {
+            try bind(name, uris, type: type, path: path, into: &payload)
+        }
         return payload
+    }
+
+    /// `"Car@odata.bind": "Car(5)"` or `"PersonCar@odata.bind": ["PersonCar(1)", …]`: links to existing
+    /// entities, beside any the body creates inline under the same name.
+    private func bind(_ name: String, _ json: JSONValue, type: EntityType, path: String, into payload: inout EntityPayload) throws(ODataError) {
+        guard let navigation = type.navigationProperty(named: name) else {
+            let names = type.navigationProperties.map(\.name).joined(separator: ", ")
+            throw .badRequest("\(path) has no navigation property named '\(name)' to bind. Its navigation properties are: \(names.isEmpty ? "none" : names).")
+        }
+        let uris: [String]
+        switch (navigation.multiplicity == .many, json) {
+        case (true, .array(let items)):
+            var collected: [String] = []
+            for item in items {
+                guard case .string(let uri) = item else { throw .badRequest("\(name)@odata.bind lists entity URLs as strings, such as \"\(navigation.targetSet)(1)\".") }
+                collected.append(uri)
+            }
+            uris = collected
+        case (false, .string(let uri)):
+            uris = [uri]
+        case (true, _):
+            throw .badRequest("\(name)@odata.bind is a collection: send an array of entity URLs, such as [\"\(navigation.targetSet)(1)\"].")
+        case (false, _):
+            throw .badRequest("\(name)@odata.bind is one entity URL, such as \"\(navigation.targetSet)(1)\".")
+        }
+        let bound = uris.map { InlineEntity.binding(uri: $0) }
+        if let index = payload.navigations.firstIndex(where: { $0.name == name }) {
+            guard case .many(let inline) = payload.navigations[index].content else {
+                throw .badRequest("\(name) is given both inline and with @odata.bind; a single navigation takes one of them.")
+            }
+            payload.navigations[index].content = .many(inline + bound)
+        } else {
+            payload.navigations.append((name, navigation.multiplicity == .many ? .many(bound) : .single(bound[0])))
+        }
     }
 
     /// One property value, converted and checked against the column's facets.

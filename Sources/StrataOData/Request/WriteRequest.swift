@@ -62,13 +62,13 @@ package struct WriteRequest: Sendable {
                 guard method == .post else {
                     throw .methodNotAllowed("\(method.rawValue) needs a single entity, as in \(target.set.name)(key); POST to \(target.set.name) creates one.")
                 }
-                let payload = try EntityPayloadDecoder(model: model).decode(body: body, as: target.type)
+                let payload = try EntityPayloadDecoder(model: model, version: call.version).decode(body: body, as: target.type)
                 try payload.forEachBinding { uri throws(ODataError) in _ = try resolve(uri) }
                 content = .insert(payload)
             } else {
                 switch method {
                 case .put, .patch, .merge:
-                    let payload = try EntityPayloadDecoder(model: model).decode(body: body, as: target.type)
+                    let payload = try EntityPayloadDecoder(model: model, version: call.version).decode(body: body, as: target.type)
                     try payload.forEachBinding { uri throws(ODataError) in _ = try resolve(uri) }
                     content = .update(payload, replace: method == .put)
                 case .delete:
@@ -130,10 +130,13 @@ package struct WriteRequest: Sendable {
             }
         }
         let object = try EntityPayloadDecoder.entityObject(body)
-        guard object.count == 1, let json = object[property.name] else {
-            throw .badRequest("Send the property as {\"\(property.name)\": value}.")
+        // V2 names the property (`{"firstName": …}`), V4 says `{"value": …}`, with annotations beside it.
+        let member = call.version.isV4 ? "value" : property.name
+        let values = call.version.isV4 ? object.filter { !$0.key.contains("@") } : Array(object)
+        guard values.count == 1, let json = object[member] else {
+            throw .badRequest("Send the property as {\"\(member)\": value}.")
         }
-        return try EntityPayloadDecoder(model: call.service.model).decodeValue(json, for: property, path: described)
+        return try EntityPayloadDecoder(model: call.service.model, version: call.version).decodeValue(json, for: property, path: described)
     }
 
     /// The resolved entity a body's `uri` names.

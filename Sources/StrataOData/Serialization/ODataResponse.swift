@@ -14,6 +14,8 @@ package enum ODataResponse {
     package static let maxDataServiceVersion = HTTPField.Name("MaxDataServiceVersion")!
     package static let odataVersion = HTTPField.Name("OData-Version")!
     package static let odataMaxVersion = HTTPField.Name("OData-MaxVersion")!
+    /// V4: the id of the entity a write created, when its answer carries no body.
+    package static let odataEntityID = HTTPField.Name("OData-EntityId")!
 
     /// The header that states an answer's version: `DataServiceVersion` up to V2, `OData-Version` in V4.
     package static func versionHeader(_ version: ODataVersion) -> HTTPField.Name {

@@ -18,6 +18,7 @@ package struct WriteResponse {
     }
 
     package func parts(_ result: WriteResult) -> Parts {
+        if call.version.isV4 { return partsV4(result) }
         switch result {
         case .created(let entity, let shape, let tag, let entityPath):
             var json = JSONWriter()
@@ -39,6 +40,40 @@ package struct WriteResponse {
             var headers: HTTPFields = [ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue]
             if let etag { headers[.eTag] = etag.headerValue }
             return Parts(status: .noContent, headers: headers, body: [])
+        }
+    }
+
+    /// V4: 201 with the created entity in V4 JSON, or 204 with `OData-EntityId` when the client
+    /// prefers `return=minimal`; 204 for changes and deletions.
+    private func partsV4(_ result: WriteResult) -> Parts {
+        var headers = HTTPFields()
+        headers.reserveCapacity(8)
+        headers.append(HTTPField(name: ODataResponse.odataVersion, value: ODataVersion.v4.headerValue))
+        switch result {
+        case .created(let entity, let shape, let tag, let entityPath):
+            let id = call.serviceRoot + entityPath
+            headers.append(HTTPField(name: .location, value: id))
+            headers.append(HTTPField(name: .eTag, value: tag.headerValue))
+            if Self.prefersMinimal(call.headers) {
+                headers.append(HTTPField(name: ODataResponse.odataEntityID, value: id))
+                headers.append(HTTPField(name: DeltaRequest.preferenceAppliedHeader, value: "return=minimal"))
+                return Parts(status: .noContent, headers: headers, body: [])
+            }
+            var json = JSONWriter()
+            EntitySerializerV4(serviceRoot: call.serviceRoot, format: call.jsonFormat)
+                .write(entity, shape: shape, tag: tag, context: ContextURL.entity(serviceRoot: call.serviceRoot, shape: shape), into: &json)
+            headers.append(HTTPField(name: .contentType, value: call.jsonFormat.contentType))
+            return Parts(status: .created, headers: headers, body: json.bytes)
+        case .noContent(let etag, _):
+            if let etag { headers.append(HTTPField(name: .eTag, value: etag.headerValue)) }
+            return Parts(status: .noContent, headers: headers, body: [])
+        }
+    }
+
+    /// `Prefer: return=minimal` (among other preferences).
+    static func prefersMinimal(_ headers: HTTPFields) -> Bool {
+        headers[values: DeltaRequest.preferHeader].contains { value in
+            value.split(separator: ",").contains { String($0).trimmingWhitespace().lowercased() == "return=minimal" }
         }
     }
 

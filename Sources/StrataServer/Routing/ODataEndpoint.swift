@@ -116,7 +116,6 @@ struct ODataEndpoint: Sendable {
         if call.method == .get || call.method == .head {
             return try await read(call, path, authorizer)
         }
-        try Self.requireV2(call, "writes")
         // The addressed table's right is decided from the URL alone, before the body is read; the
         // other tables a deep insert touches once the body names them.
         let access = try await authorizer.access(toWrite: path, method: call.method)
@@ -167,13 +166,13 @@ struct ODataEndpoint: Sendable {
         }
     }
 
-    /// OData V4 serves reads so far (issue 38 adds its writes and `$batch`): a V4 client is told
+    /// OData V4 serves reads and writes so far (issue 38 adds its `$batch`): a V4 client is told
     /// to send them as V2, which every service also speaks, rather than answered in V2's format
     /// it did not ask for.
     static func requireV2(_ call: ODataCall, _ what: String) throws(ODataError) {
         guard call.version.isV4 else { return }
         throw ODataError(status: 501, code: "NotImplemented",
-                         message: "OData V4 serves reads for now: send \(what) as OData V2 (MaxDataServiceVersion: 2.0 and no OData-MaxVersion), which every service also speaks, and read the answer as V2's verbose JSON.")
+                         message: "OData V4 serves reads and single writes for now: send \(what) as OData V2 (MaxDataServiceVersion: 2.0 and no OData-MaxVersion), which every service also speaks, and read the answer as V2's verbose JSON.")
     }
 
     private func serviceDocument(_ call: ODataCall) throws -> Response {

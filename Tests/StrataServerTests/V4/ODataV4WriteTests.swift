@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import StrataCore
+import Testing
+
+/// OData V4 writes (issue 38): V4 bodies (`@odata.bind`, annotations, `{"value":…}` for a property),
+/// V4 answers (201 with the entity in V4 JSON, or 204 and `OData-EntityId` for `return=minimal`),
+/// the same checks and rights as V2's writes.
+@Suite("OData V4: writes")
+struct ODataV4WriteTests {
+    static let v4: HTTPFields = [HTTPField.Name("OData-MaxVersion")!: "4.0", .contentType: "application/json"]
+    static let entityID = HTTPField.Name("OData-EntityId")!
+
+    static func counts(_ client: any TestClientProtocol) async throws -> [String] {
+        var counts: [String] = []
+        for set in ["Person", "PersonCar", "Car"] { counts.append(try await client.get("/cardealer/\(set)/$count").text) }
+        return counts
+    }
+
+    @Test("POST with @odata.bind and a deep insert: 201 with the created tree in V4 JSON and its Location", arguments: Backend.allCases)
+    func create(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let before = try await Self.counts(client)
+            let body = #"""
+                {"@odata.type":"#edmexampleModel.Person","firstName":"Ann","lastName":"Four","createDate":"2020-05-01T10:00:00Z",
+                 "PersonCar":[{"Car":{"make":"Volvo","model":"240"}}],
+                 "PersonCar@odata.bind":["PersonCar(1)"]}
+                """#
+            let created = try await client.send(.post, "/cardealer/Person", headers: Self.v4, body: body)
+            #expect(created.status == .created, "\(created.text)")
+            #expect(created.headers[HTTPField.Name("OData-Version")!] == "4.0")
+            let person = created.json
+            #expect(person["@odata.context"]?.stringValue == "http://localhost/cardealer/$metadata#Person/$entity")
+            #expect(person["createDate"]?.stringValue == "2020-05-01T10:00:00Z")
+            #expect(person["__metadata"] == nil && person["d"] == nil)
+            let cars = try #require(person["PersonCar"]?.arrayValue)
+            #expect(cars.count == 2 && cars.allSatisfy { $0["personID"] == person["personID"] }, "\(created.text)")
+            #expect(cars.contains { $0["Car"]?["make"]?.stringValue == "Volvo" })
+            #expect(cars.contains { $0["personCarID"] == .number("1") })
+            let location = try #require(created.headers[.location])
+            #expect(location == "http://localhost/cardealer/Person(\(person["personID"]?.intValue ?? -1))")
+            let after = try await Self.counts(client)
+            #expect(Int(after[0]) == Int(before[0])! + 1 && Int(after[1]) == Int(before[1])! + 1 && Int(after[2]) == Int(before[2])! + 1)
+        }
+    }
+
+    @Test("Prefer: return=minimal is 204 with OData-EntityId; PATCH, PUT of a property ({\"value\":…}) and DELETE are 204 with V4's header",
+          arguments: Backend.allCases)
+    func changes(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            var minimal = Self.v4
+            minimal[HTTPField.Name("Prefer")!] = "return=minimal"
+            let created = try await client.send(.post, "/cardealer/Car", headers: minimal, body: #"{"make":"Saab","model":"900"}"#)
+            #expect(created.status == .noContent, "\(created.text)")
+            let id = try #require(created.headers[Self.entityID])
+            #expect(created.headers[HTTPField.Name("Preference-Applied")!] == "return=minimal")
+            #expect(id == created.headers[.location])
+            let path = String(id.dropFirst("http://localhost".count))
+
+            let read = try await client.get(path, headers: Self.v4)
+            #expect(read.json["make"]?.stringValue == "Saab")
+            let etag: String = try #require(read.headers[.eTag])
+            var conditional = Self.v4
+            conditional[.ifMatch] = etag
+            let patched = try await client.send(.patch, path, headers: conditional,
+                                                body: #"{"@odata.etag":"ignored","model":"9000"}"#)
+            #expect(patched.status == .noContent, "\(patched.text)")
+            #expect(patched.headers[HTTPField.Name("OData-Version")!] == "4.0")
+            #expect(patched.headers[.eTag] != nil && patched.headers[.eTag] != read.headers[.eTag])
+            let stale = try await client.send(.patch, path, headers: conditional, body: #"{"model":"99"}"#)
+            #expect(stale.status == .preconditionFailed && stale.json["error"]["message"]?.stringValue != nil)
+
+            let property = try await client.send(.put, path + "/model", headers: Self.v4, body: #"{"@odata.context":"x","value":"9-3"}"#)
+            #expect(property.status == .noContent, "\(property.text)")
+            #expect(try await client.get(path + "/model", headers: Self.v4).json["value"]?.stringValue == "9-3")
+            let named = try await client.send(.put, path + "/model", headers: Self.v4, body: #"{"model":"9-5"}"#)
+            #expect(named.status == .badRequest && named.text.contains(#"{\"value\": value}"#), "\(named.text)")
+
+            let deleted = try await client.send(.delete, path, headers: Self.v4)
+            #expect(deleted.status == .noContent)
+            #expect(try await client.get(path, headers: Self.v4).status == .notFound)
+        }
+    }
+
+    @Test("Bad V4 bodies are 400s that say what to send, and change nothing", arguments: Backend.allCases)
+    func refusals(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let before = try await Self.counts(client)
+            let cases: [(String, String, String)] = [
+                ("/cardealer/PersonCar", #"{"Person@odata.bind":["Person(1)"],"Car@odata.bind":"Car(2)"}"#, "one entity URL"),
+                ("/cardealer/Person", #"{"firstName":"A","lastName":"B","PersonCar@odata.bind":"PersonCar(1)"}"#, "array of entity URLs"),
+                ("/cardealer/Person", #"{"firstName":"A","lastName":"B","Nope@odata.bind":"Car(1)"}"#, "no navigation property named 'Nope'"),
+                ("/cardealer/PersonCar", #"{"Person@odata.bind":"Car(1)","Car@odata.bind":"Car(2)"}"#, "must refer to an entity of Person"),
+                ("/cardealer/Person", #"{"firstName":"A","lastName":"B","nickname":"C"}"#, "no property named 'nickname'"),
+            ]
+            for (path, body, says) in cases {
+                let response = try await client.send(.post, path, headers: Self.v4, body: body)
+                #expect(response.status == .badRequest, "\(body): \(response.text)")
+                #expect(response.json["error"]["message"]?.stringValue?.contains(says) == true, "\(body): \(response.text)")
+            }
+            #expect(try await Self.counts(client) == before)
+        }
+    }
+}
