@@ -52,6 +52,17 @@ package struct PathResolver {
                 }
                 try expectEnd(segments, after: "$links/\(navigation.name)")
                 return ResolvedPath(steps: steps, terminal: .links(navigation, key: key))
+            case "$ref":
+                // V4's spelling of V2's `$links`: `Person(1)/PersonCar/$ref` is `Person(1)/$links/PersonCar`.
+                guard let navigation = current.via, steps.count > 1, segment.key == nil else {
+                    throw .badRequest("$ref must follow a navigation property, as in \(current.set.name)(1)/Nav/$ref.")
+                }
+                guard !steps[steps.count - 2].isCollection else {
+                    throw .badRequest("$ref must follow a navigation property of a single entity, as in \(steps[steps.count - 2].set.name)(1)/\(navigation.name)/$ref.")
+                }
+                try expectEnd(segments, after: "\(navigation.name)/$ref")
+                steps.removeLast()
+                return ResolvedPath(steps: steps, terminal: .links(navigation, key: current.key))
             case "$value":
                 throw .badRequest("$value must follow a property, as in \(current.set.name)(1)/property/$value.")
             case let name where name.hasPrefix("$"):

@@ -84,14 +84,17 @@ package struct WriteRequest: Sendable {
             content = .property(property, try propertyValue(call, path, property, body: body))
         case .links(let navigation, let key):
             var linked: ResolvedPath?
+            var linkKey = key
             switch method {
             case .post where navigation.multiplicity == .many && key == nil,
                  .put where navigation.multiplicity != .many,
                  .merge where navigation.multiplicity != .many,
                  .patch where navigation.multiplicity != .many:
                 let object = try EntityPayloadDecoder.entityObject(body)
-                guard case .string(let uri)? = object["uri"] else {
-                    throw .badRequest("Send the link as {\"uri\": \"…/\(navigation.targetSet)(key)\"}.")
+                // V2 says `{"uri": …}`, V4 `{"@odata.id": …}`.
+                let member = call.version.isV4 ? "@odata.id" : "uri"
+                guard case .string(let uri)? = object[member] else {
+                    throw .badRequest("Send the link as {\"\(member)\": \"…/\(navigation.targetSet)(key)\"}.")
                 }
                 linked = try resolve(uri)
                 guard linked?.target.set.name == navigation.targetSet else {
@@ -99,14 +102,24 @@ package struct WriteRequest: Sendable {
                 }
             case .delete:
                 if navigation.multiplicity == .many && key == nil {
-                    throw .badRequest("Name the link to remove, as in $links/\(navigation.name)(key).")
+                    // V4 names it in `$id`: `Person(1)/PersonCar/$ref?$id=PersonCar(5)`.
+                    guard call.version.isV4, let id = call.url.value(of: "$id") else {
+                        throw .badRequest(call.version.isV4
+                            ? "Name the link to remove, as in \(navigation.name)/$ref?$id=\(navigation.targetSet)(key) or \(navigation.name)(key)/$ref."
+                            : "Name the link to remove, as in $links/\(navigation.name)(key).")
+                    }
+                    let named = try resolve(id)
+                    guard named.target.set.name == navigation.targetSet, named.target.key != nil else {
+                        throw .badRequest("$id must name an entity of \(navigation.targetSet), not '\(id.prefix(200))'.")
+                    }
+                    linkKey = named.target.key
                 }
             default:
                 let allowed = navigation.multiplicity == .many ? "POST adds a link and DELETE $links/\(navigation.name)(key) removes one"
                                                                : "PUT sets the link and DELETE removes it"
                 throw .methodNotAllowed("\(method.rawValue) is not supported on $links/\(navigation.name): \(allowed).")
             }
-            content = .link(navigation, key: key, target: linked)
+            content = .link(navigation, key: linkKey, target: linked)
         case .count:
             throw .methodNotAllowed("$count can only be read.")
         }

@@ -102,4 +102,37 @@ struct ODataV4WriteTests {
             #expect(try await Self.counts(client) == before)
         }
     }
+
+    @Test("$ref: V4's links read as @odata.id, set with PUT and POST {\"@odata.id\":…}, removed by key or $id", arguments: Backend.allCases)
+    func references(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let many = try await client.get("/cardealer/Person(1)/PersonCar/$ref", headers: Self.v4)
+            #expect(many.json["@odata.context"]?.stringValue == "http://localhost/cardealer/$metadata#Collection($ref)")
+            let ids = (many.json["value"]?.arrayValue ?? []).compactMap { $0["@odata.id"]?.stringValue }
+            #expect(ids.contains("http://localhost/cardealer/PersonCar(1)"), "\(many.text)")
+            let one = try await client.get("/cardealer/PersonCar(1)/Car/$ref", headers: Self.v4)
+            #expect(one.json["@odata.id"]?.stringValue == "http://localhost/cardealer/Car(2)", "\(one.text)")
+
+            let put = try await client.send(.put, "/cardealer/PersonCar(1)/Car/$ref", headers: Self.v4, body: #"{"@odata.id":"Car(5)"}"#)
+            #expect(put.status == .noContent, "\(put.text)")
+            #expect(try await client.get("/cardealer/PersonCar(1)", headers: Self.v4).json["carID"] == .number("5"))
+            let post = try await client.send(.post, "/cardealer/Person(2)/PersonCar/$ref", headers: Self.v4,
+                                             body: #"{"@odata.id":"http://localhost/cardealer/PersonCar(1)"}"#)
+            #expect(post.status == .noContent, "\(post.text)")
+            #expect(try await client.get("/cardealer/PersonCar(1)", headers: Self.v4).json["personID"] == .number("2"))
+            let v2Body = try await client.send(.put, "/cardealer/PersonCar(1)/Car/$ref", headers: Self.v4, body: #"{"uri":"Car(5)"}"#)
+            #expect(v2Body.status == .badRequest && v2Body.text.contains("@odata.id"), "\(v2Body.text)")
+
+            // PersonCar.personID cannot be null: removing the link is refused, found by $id or by key alike.
+            let byID = try await client.send(.delete, "/cardealer/Person(2)/PersonCar/$ref?$id=PersonCar(1)", headers: Self.v4)
+            #expect(byID.status == .conflict && byID.text.contains("cannot be removed"), "\(byID.text)")
+            let byKey = try await client.send(.delete, "/cardealer/Person(2)/PersonCar(1)/$ref", headers: Self.v4)
+            #expect(byKey.status == .conflict, "\(byKey.text)")
+            let unnamed = try await client.send(.delete, "/cardealer/Person(2)/PersonCar/$ref", headers: Self.v4)
+            #expect(unnamed.status == .badRequest && unnamed.text.contains("$ref?$id="), "\(unnamed.text)")
+            let wrongSet = try await client.send(.delete, "/cardealer/Person(2)/PersonCar/$ref?$id=Car(1)", headers: Self.v4)
+            #expect(wrongSet.status == .badRequest && wrongSet.text.contains("must name an entity of PersonCar"), "\(wrongSet.text)")
+            #expect(try await client.get("/cardealer/PersonCar(1)", headers: Self.v4).json["personID"] == .number("2"))
+        }
+    }
 }
