@@ -45,9 +45,9 @@ struct ReplicaProcessTests {
             _ = try await ChildProcess.run(strata, common, environment: environment)
             let run = started.duration(to: .now)
             // Eight kills spread over the run; then, if none of them landed after the answer, later
-            // ones, and if none landed between sealing and the server's answer (the case this test
-            // is for), more at moments between, up to 24 in all: the test waits for the outcomes,
-            // not for a timing assumed to produce them.
+            // ones; if all did, earlier ones; and if none landed between sealing and the server's
+            // answer (the case this test is for), more at moments between, up to 24 in all: the test
+            // waits for the outcomes, not for a timing assumed to produce them.
             var delays = (0 ..< 8).map { run * (0.5 + 0.6 * Double($0) / 7) }
             var outcomes: [String] = []
             var round = 0
@@ -78,6 +78,9 @@ struct ReplicaProcessTests {
                     if !outcomes.contains("done") {
                         // Every kill came too early (a loaded machine runs slower than measured): later ones.
                         delays += (1...4).map { sorted[sorted.count - 1] * (1 + 0.5 * Double($0)) }
+                    } else if outcomes.allSatisfy({ $0 == "done" }) {
+                        // Every kill came too late (the measured run was slower than these): earlier ones.
+                        delays += (1...4).map { sorted[0] * (1 - 0.2 * Double($0)) }
                     } else if !outcomes.contains("sealed") {
                         // Between each pair of moments tried so far.
                         delays += zip(sorted, sorted.dropFirst()).map { ($0 + $1) / 2 }.prefix(24 - delays.count)
