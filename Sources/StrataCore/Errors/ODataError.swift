@@ -47,28 +47,15 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
         ODataError(status: 500, code: "InternalError", message: message)
     }
 
-    /// The OData JSON error body.
-    public var jsonBody: [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("error")
-        writer.beginObject()
-        writer.key("code")
-        writer.string(code)
-        writer.key("message")
-        writer.beginObject()
-        writer.key("lang")
-        writer.string("en-US")
-        writer.key("value")
-        writer.string(message)
-        writer.endObject()
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
-    }
+    /// The OData V1/V2 JSON error body: `{"error":{"code":"…","message":{"lang":"en-US","value":"…"}}}`.
+    public var jsonBody: [UInt8] { jsonBody(for: .v2) }
 
     /// The OData V4 JSON error body: `{"error":{"code":"…","message":"…"}}`.
-    public var jsonBodyV4: [UInt8] {
+    public var jsonBodyV4: [UInt8] { jsonBody(for: .v4) }
+
+    /// The error body in the JSON of `version`: V4's message is a string, earlier versions' an
+    /// object with its language.
+    public func jsonBody(for version: ODataVersion) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("error")
@@ -76,15 +63,19 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
         writer.key("code")
         writer.string(code)
         writer.key("message")
-        writer.string(message)
+        if version.isV4 {
+            writer.string(message)
+        } else {
+            writer.beginObject()
+            writer.key("lang")
+            writer.string("en-US")
+            writer.key("value")
+            writer.string(message)
+            writer.endObject()
+        }
         writer.endObject()
         writer.endObject()
         return writer.bytes
-    }
-
-    /// The error body in the JSON of `version`.
-    public func jsonBody(for version: ODataVersion) -> [UInt8] {
-        version.isV4 ? jsonBodyV4 : jsonBody
     }
 
     /// Reads an OData error body (JSON); nil when the bytes are not one.

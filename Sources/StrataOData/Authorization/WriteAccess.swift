@@ -56,12 +56,7 @@ package struct WriteAccess: Sendable {
                 continue
             }
             let foreignKeyHere = LinkSides.holdsForeignKey(navigation, model: model)
-            let entities: [InlineEntity]
-            switch content {
-            case .single(let entity): entities = entity.map { [$0] } ?? []
-            case .many(let many): entities = many
-            }
-            for entity in entities {
+            for entity in content.entities {
                 switch entity {
                 case .new(let child):
                     try await addInsert(child, set: targetSet, type: model.entityType(of: targetSet))

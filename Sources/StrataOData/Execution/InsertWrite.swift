@@ -74,8 +74,7 @@ struct InsertWrite: PreparedWrite {
                 }
                 relation.explicitNull = true
                 entities = []
-            case .single(let entity?): entities = [entity]
-            case .many(let many): entities = many
+            case .single, .many: entities = content.entities
             }
             for (index, entity) in entities.enumerated() {
                 let itemPath = navigation.multiplicity == .many ? "\(path)/\(name)[\(index)]" : "\(path)/\(name)"

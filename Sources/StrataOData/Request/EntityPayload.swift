@@ -21,6 +21,14 @@ enum NavigationContent: Sendable {
     case single(InlineEntity?)
     /// Related entities (`"PersonCar": [{…}]` or `{"results": [{…}]}`).
     case many([InlineEntity])
+
+    /// The related entities the body names, in body order; none for an explicit null.
+    var entities: [InlineEntity] {
+        switch self {
+        case .single(let entity): entity.map { [$0] } ?? []
+        case .many(let many): many
+        }
+    }
 }
 
 /// A related entity inside a body: a new one to create with the parent, or a reference to an

@@ -165,12 +165,7 @@ extension EntityPayload {
     /// Calls `body` with the URI of every binding in the payload, depth first in body order.
     func forEachBinding(_ body: (String) throws(ODataError) -> Void) throws(ODataError) {
         for (_, content) in navigations {
-            let entities: [InlineEntity]
-            switch content {
-            case .single(let entity): entities = entity.map { [$0] } ?? []
-            case .many(let many): entities = many
-            }
-            for entity in entities {
+            for entity in content.entities {
                 switch entity {
                 case .new(let child): try child.forEachBinding(body)
                 case .binding(let uri): try body(uri)
