@@ -79,7 +79,9 @@ struct ODataEndpoint: Sendable {
             try requireRead(call)
             let (model, allowClientKeys) = (call.service.model, call.service.settings.allowClientKeys)
             if call.version.isV4 {
-                return ODataResponse.body(Array(MetadataDocumentV4.xml(for: model, allowClientKeys: allowClientKeys).utf8),
+                let capabilities = try await authorizer.writeCapabilities(of: model)
+                return ODataResponse.body(Array(MetadataDocumentV4.xml(for: model, allowClientKeys: allowClientKeys,
+                                                                       capabilities: capabilities).utf8),
                                           headers: [.contentType: ODataResponse.xmlContentType,
                                                     ODataResponse.odataVersion: ODataVersion.v4.headerValue], headRequest: call.isHead)
             }
