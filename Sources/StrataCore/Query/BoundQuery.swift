@@ -108,10 +108,26 @@ package struct BoundExpansion: Sendable, Hashable {
     package var targetSet: EntitySet
     /// What to return of the related entities.
     package var projection: BoundProjection
+    /// V4's options for the related entities of each parent (``ExpandOptions``), bound against the
+    /// related type; their expressions name properties of the related entity only.
+    package var filter: BoundExpression?
+    package var orderBy: [BoundOrderByItem]
+    package var top: Int?
+    package var skip: Int?
+    package var count: Bool
 
-    package init(property: NavigationProperty, targetSet: EntitySet, projection: BoundProjection) {
+    package init(property: NavigationProperty, targetSet: EntitySet, projection: BoundProjection, filter: BoundExpression? = nil,
+                 orderBy: [BoundOrderByItem] = [], top: Int? = nil, skip: Int? = nil, count: Bool = false) {
         self.property = property
         self.targetSet = targetSet
         self.projection = projection
+        self.filter = filter
+        self.orderBy = orderBy
+        self.top = top
+        self.skip = skip
+        self.count = count
     }
+
+    /// Whether each parent gets a part of its related entities rather than all of them.
+    package var limitsEachParent: Bool { filter != nil || top != nil || (skip ?? 0) > 0 }
 }

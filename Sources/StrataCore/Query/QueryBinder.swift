@@ -14,15 +14,17 @@ package struct QueryBinder: Sendable {
         self.model = model
     }
 
-    /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target).
-    package func bind(_ options: QueryOptions, to entityType: EntityType) throws(ODataError) -> BoundQuery {
+    /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target),
+    /// with the meaning `version` gives them.
+    package func bind(_ options: QueryOptions, to entityType: EntityType, version: ODataVersion = .v2) throws(ODataError) -> BoundQuery {
         BoundQuery(
             entityType: entityType,
             filter: try options.filter.map { (e) throws(ODataError) in try bindFilter(e, on: entityType) },
             orderBy: try bindOrderBy(options.orderBy, on: entityType),
             top: options.top,
             skip: options.skip,
-            projection: try bindProjection(select: options.select, expand: options.expand, on: entityType),
+            projection: try bindProjection(select: options.select, expand: options.expand, expandOptions: options.expandOptions,
+                                           version: version, on: entityType),
             inlineCount: options.inlineCount,
             skipToken: options.skipToken,
             format: options.format,
@@ -55,11 +57,20 @@ package struct QueryBinder: Sendable {
     }
 
     /// Resolves `$select` and `$expand` into the projection tree.
-    package func bindProjection(select: [SelectItem], expand: [PropertyPath], on entityType: EntityType) throws(ODataError) -> BoundProjection {
+    ///
+    /// In V4 an expanded navigation property is returned whether or not `$select` names it (V2
+    /// returns it only when `$select` does, or selects everything), and the options of an expanded
+    /// path (``ExpandOptions``) apply to that level alone — its `$select` narrows only it.
+    package func bindProjection(select: [SelectItem], expand: [PropertyPath], expandOptions: [PropertyPath: ExpandOptions] = [:],
+                                version: ODataVersion = .v2, on entityType: EntityType) throws(ODataError) -> BoundProjection {
         var binder = ProjectionBinder(model: model, root: entityType)
         for path in expand { try binder.expand(path) }
         for item in select { try binder.select(item) }
-        return binder.projection(selectIsActive: !select.isEmpty)
+        // Shallow paths first, so that a level's options are in place before deeper ones are looked up.
+        for (path, options) in expandOptions.sorted(by: { $0.key.segments.count < $1.key.segments.count }) {
+            try binder.apply(options, at: path, binder: self)
+        }
+        return binder.projection(selectIsActive: !select.isEmpty, expansionsAlwaysWritten: version.isV4)
     }
 }
 

@@ -24,6 +24,9 @@ public struct QueryOptions: Sendable, Hashable {
     public var select: [SelectItem]
     /// `$expand`: navigation paths whose entities are returned inline; `A/B` expands `A` too.
     public var expand: [PropertyPath]
+    /// V4's options of expanded paths (`$expand=PersonCar($top=1)`), by the whole path from the
+    /// entities the query reads (`PersonCar/Car` for `PersonCar($expand=Car($select=make))`).
+    public var expandOptions: [PropertyPath: ExpandOptions] = [:]
     /// `$inlinecount`.
     public var inlineCount: InlineCount?
     /// `$skiptoken`: where server-driven paging continues; opaque to everyone but the server that wrote it.

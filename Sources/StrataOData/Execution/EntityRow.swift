@@ -5,6 +5,9 @@ import StrataCore
 package struct EntityRow: Sendable {
     package var values: [ODataValue]
     var expanded: [String: ExpandedEntities] = [:]
+    /// V4's `$count=true` in an expansion's options: how many related entities matched its
+    /// `$filter`, before its `$skip` and `$top`, by navigation property name.
+    var expandedCounts: [String: Int] = [:]
     /// How many entities its `$expand`ed tree places inline, at every level: what the response
     /// writes, which grows faster than the rows read when related entities are shared (a Car under
     /// each of its PersonCar rows). Saturates instead of overflowing.

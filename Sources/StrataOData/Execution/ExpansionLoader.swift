@@ -14,6 +14,9 @@ struct ExpansionLoader: Sendable {
     /// The most related rows one load reads (``StrataConfiguration/maxExpandedEntities``).
     var maxRows = Int.max
 
+    /// The related table's alias in each statement, which the plan's conditions and order name.
+    static let alias = "e0"
+
     /// Values per statement; well under PostgreSQL's 65,535 parameters.
     static let batchSize = 10_000
 
@@ -53,6 +56,9 @@ struct ExpansionLoader: Sendable {
             }
             for index in rows.indices {
                 var children = joinKey(rows[index]).flatMap { byKey[$0] } ?? []
+                if plan.perParent.count { rows[index].expandedCounts[plan.navigation.name] = children.count }
+                // V4's $skip and $top per parent, on related entities already filtered and in order.
+                children = plan.perParent.slice(children)
                 if plan.navigation.multiplicity != .many { children = Array(children.prefix(1)) }
                 rows[index].expanded[plan.navigation.name] = plan.navigation.multiplicity == .many
                     ? .collection(children) : .single(children.first)
@@ -90,7 +96,7 @@ struct ExpansionLoader: Sendable {
     }
 
     private func query(_ plan: ExpansionPlan, keys: ArraySlice<[ODataValue]>) -> SelectQuery {
-        let alias = "e0"
+        let alias = Self.alias
         let table = plan.set.name
         var query = SelectQuery(items: plan.columns.map { SelectColumn(expression: storage.selected(alias: alias, table: table, column: $0.name), alias: nil) },
                                 from: storage.table(table), alias: alias)
@@ -105,7 +111,10 @@ struct ExpansionLoader: Sendable {
         if let filter = plan.rowFilter {
             query.filter(RowFilterSQL(storage: storage).condition(filter, alias: alias, set: plan.set, type: plan.type))
         }
-        query.orderBy = plan.type.keyProperties.map {
+        if let condition = plan.condition { query.filter(condition) }
+        // The expansion's own order first (V4's nested $orderby), then the key: each parent's related
+        // entities keep this order when they are grouped, which $skip and $top per parent rely on.
+        query.orderBy = plan.order + plan.type.keyProperties.map {
             OrderTerm(expression: .column(alias: alias, name: storage.column($0.name, of: plan.type)), descending: false, canBeNull: $0.isNullable)
         }
         return query

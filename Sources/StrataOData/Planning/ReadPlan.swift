@@ -27,4 +27,22 @@ struct ExpansionPlan: Sendable {
     var rowFilter: BoundExpression?
     var children: [ExpansionPlan]
     var shape: EntityShape
+    /// V4's options of the expansion (``BoundExpansion``): a condition and an order in SQL on the
+    /// related table (alias ``ExpansionLoader/alias``), and what each parent keeps of its related entities.
+    var condition: SQLTerm?
+    var order: [OrderTerm] = []
+    var perParent = PerParent()
+
+    /// How many related entities each parent keeps, and whether it is told how many there were.
+    struct PerParent: Sendable {
+        var skip = 0
+        var top: Int?
+        var count = false
+
+        /// `entities` as one parent keeps them.
+        func slice<T>(_ entities: [T]) -> [T] {
+            let rest = entities.dropFirst(skip)
+            return Array(top.map { rest.prefix($0) } ?? rest)
+        }
+    }
 }

@@ -107,12 +107,17 @@ package struct ReadPlanner {
                 child.parentPositions = child.navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.local }! }
                 return child
             }
+            let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: ExpansionLoader.alias,
+                                              rootType: type.name, dateForms: storage.dateForms)
             plans.append(ExpansionPlan(
                 navigation: navigation, set: expansion.targetSet, type: type, columns: columns,
                 parentPositions: [],
                 childPositions: navigation.joinColumns.map { pair in columns.firstIndex { $0.name == pair.remote }! },
                 rowFilter: rowFilter, children: positionedChildren,
-                shape: Self.shape(expansion.targetSet, expansion.projection, columns: columns, expansions: positionedChildren)))
+                shape: Self.shape(expansion.targetSet, expansion.projection, columns: columns, expansions: positionedChildren),
+                condition: expansion.filter.map(translator.condition),
+                order: expansion.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending).orderTerm },
+                perParent: ExpansionPlan.PerParent(skip: expansion.skip ?? 0, top: expansion.top, count: expansion.count)))
         }
         return plans
     }

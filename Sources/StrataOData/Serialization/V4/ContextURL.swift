@@ -30,9 +30,23 @@ enum ContextURL {
 
     /// The written properties and expanded navigation properties when `$select` left some out.
     private static func selection(_ shape: EntityShape) -> String {
-        guard shape.writtenProperties.count < shape.type.properties.count else { return "" }
-        var names = shape.writtenProperties.map { shape.properties[$0].name }
-        names += shape.navigations.compactMap { $0.expansion == nil ? nil : $0.property.name + "()" }
-        return "(" + names.joined(separator: ",") + ")"
+        guard isNarrowed(shape) else { return "" }
+        return "(" + items(shape).joined(separator: ",") + ")"
+    }
+
+    /// A shape writes fewer than all properties: its own `$select`, or one in an expansion's options.
+    private static func isNarrowed(_ shape: EntityShape) -> Bool {
+        shape.writtenProperties.count < shape.type.properties.count
+            || shape.navigations.contains { $0.expansion.map(isNarrowed) ?? false }
+    }
+
+    /// `firstName,PersonCar(carID,Car(make))`: each expanded navigation property with what it
+    /// writes of its entities, empty parentheses when that is everything.
+    private static func items(_ shape: EntityShape) -> [String] {
+        var names = shape.writtenProperties.count < shape.type.properties.count ? shape.writtenProperties.map { shape.properties[$0].name } : []
+        names += shape.navigations.compactMap { navigation, expansion in
+            expansion.map { navigation.name + "(" + (isNarrowed($0) ? items($0).joined(separator: ",") : "") + ")" }
+        }
+        return names
     }
 }

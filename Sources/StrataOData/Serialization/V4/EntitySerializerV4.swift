@@ -51,6 +51,10 @@ struct EntitySerializerV4: Sendable {
                 }
                 continue
             }
+            if let count = row.expandedCounts[navigation.name] {
+                writer.key(navigation.name + "@odata.count")
+                writer.number(count)
+            }
             writer.key(prepared: shape.navigationMemberNames[index])
             switch row.expanded[navigation.name] {
             case .single(let related?):
