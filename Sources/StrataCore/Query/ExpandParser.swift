@@ -11,7 +11,7 @@ struct ExpandParser {
     private var paths: [PropertyPath] = []
     private var options: [PropertyPath: ExpandOptions] = [:]
 
-    static func parse(_ text: String, limits: QueryLimits) throws(ODataError) -> ([PropertyPath], [PropertyPath: ExpandOptions]) {
+    static func parse(_ text: String, limits: QueryLimits) throws(ODataError) -> (paths: [PropertyPath], options: [PropertyPath: ExpandOptions]) {
         var parser = ExpandParser(scalars: Array(text.unicodeScalars), limits: limits)
         try parser.list(prefix: [], closing: nil)
         guard parser.paths.count <= limits.maxExpandWidth else {

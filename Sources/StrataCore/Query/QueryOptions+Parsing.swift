@@ -71,7 +71,9 @@ extension QueryOptions {
         case .skip: skip = try QueryOptionParser.skip(value)
         case .select: select = try QueryOptionParser.select(value)
         case .expand where version.isV4:
-            (expand, expandOptions) = try ExpandParser.parse(value, limits: limits)
+            let parsed = try ExpandParser.parse(value, limits: limits)
+            expand = parsed.paths
+            expandOptions = parsed.options
         case .expand: expand = try QueryOptionParser.expand(value, limits: limits)
         case .inlineCount: inlineCount = try QueryOptionParser.inlineCount(value)
         case .count:

@@ -26,7 +26,7 @@ public struct QueryOptions: Sendable, Hashable {
     public var expand: [PropertyPath]
     /// V4's options of expanded paths (`$expand=PersonCar($top=1)`), by the whole path from the
     /// entities the query reads (`PersonCar/Car` for `PersonCar($expand=Car($select=make))`).
-    public var expandOptions: [PropertyPath: ExpandOptions] = [:]
+    public var expandOptions: [PropertyPath: ExpandOptions]
     /// `$inlinecount`.
     public var inlineCount: InlineCount?
     /// `$skiptoken`: where server-driven paging continues; opaque to everyone but the server that wrote it.
@@ -43,6 +43,7 @@ public struct QueryOptions: Sendable, Hashable {
         skip: Int? = nil,
         select: [SelectItem] = [],
         expand: [PropertyPath] = [],
+        expandOptions: [PropertyPath: ExpandOptions] = [:],
         inlineCount: InlineCount? = nil,
         skipToken: String? = nil,
         format: String? = nil,
@@ -54,6 +55,7 @@ public struct QueryOptions: Sendable, Hashable {
         self.skip = skip
         self.select = select
         self.expand = expand
+        self.expandOptions = expandOptions
         self.inlineCount = inlineCount
         self.skipToken = skipToken
         self.format = format
