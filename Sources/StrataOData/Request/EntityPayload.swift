@@ -47,6 +47,11 @@ struct EntityPayloadDecoder {
     var version: ODataVersion = .v2
     /// How deep inline entities may nest; deeper bodies are refused rather than walked.
     var maximumDepth = 16
+    /// A new entity's null for a column that cannot be null but has a default asks for the default.
+    /// V4 clients that write every declared property of a new entity (python-odata does) send such
+    /// nulls for the columns they were not given; nothing else could be meant, since null would be
+    /// refused. V2's bodies keep their meaning, and so do updates: there a null stays an error.
+    var nullAsksForDefault = false
 
     /// Parses a body and checks it against `type`. Every failure is a 400 naming what is wrong.
     func decode(body: [UInt8], as type: EntityType) throws(ODataError) -> EntityPayload {
@@ -90,6 +95,7 @@ struct EntityPayloadDecoder {
                 continue
             }
             if let property = type.property(named: name) {
+                if nullAsksForDefault, json == .null, !property.isNullable, property.hasDefault { continue }
                 payload.values[name] = try decodeValue(json, for: property, path: path)
             } else if let navigation = type.navigationProperty(named: name) {
                 if let content = try decodeNavigation(json, navigation, path: path + "/" + name, depth: depth) {

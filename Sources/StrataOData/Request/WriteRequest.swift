@@ -62,7 +62,8 @@ package struct WriteRequest: Sendable {
                 guard method == .post else {
                     throw .methodNotAllowed("\(method.rawValue) needs a single entity, as in \(target.set.name)(key); POST to \(target.set.name) creates one.")
                 }
-                let payload = try EntityPayloadDecoder(model: model, version: call.version).decode(body: body, as: target.type)
+                let decoder = EntityPayloadDecoder(model: model, version: call.version, nullAsksForDefault: call.version.isV4)
+                let payload = try decoder.decode(body: body, as: target.type)
                 try payload.forEachBinding { uri throws(ODataError) in _ = try resolve(uri) }
                 content = .insert(payload)
             } else {

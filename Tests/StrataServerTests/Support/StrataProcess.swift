@@ -142,6 +142,16 @@ struct StrataProcess {
 
 extension TestClient.Response {
     var text: String { body.map { String(buffer: $0) } ?? "" }
+
+    /// The body parsed as JSON; records an issue and returns null when it is not JSON.
+    var json: JSONValue {
+        do {
+            return try JSONValue.parse(Array(text.utf8))
+        } catch {
+            Issue.record("response is not JSON (\(error)): \(text.prefix(300))")
+            return .null
+        }
+    }
 }
 
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module does not

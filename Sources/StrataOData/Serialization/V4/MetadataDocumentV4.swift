@@ -130,6 +130,10 @@ package enum MetadataDocumentV4 {
         guard settable else {
             return [[("Term", "Core.Permissions"), ("EnumMember", "Core.Permission/Read")]]
         }
+        // The database fills it when an insert leaves it out (or, in V4, sends null for it).
+        if property.hasDefault, !property.isServerGenerated {
+            return [[("Term", "Core.ComputedDefaultValue"), ("Bool", "true")]]
+        }
         // A key the client gives when it creates the entity, and no update changes.
         if type.keyNames.contains(property.name) {
             return [[("Term", "Core.Immutable"), ("Bool", "true")]]
