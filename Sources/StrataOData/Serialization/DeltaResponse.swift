@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import StrataCore
 
-/// One page of a delta (``DeltaReader/Page``) in OData V2 verbose JSON, in the form of Apache
+/// One page of a delta (``DeltaReader/Page``) in OData V2 verbose JSON (V4's: ``DeltaResponseV4``), in the form of Apache
 /// Olingo's V2 delta responses (the V2 library SAP contributed): the changed entities as in any
 /// collection, each deleted one as `{"@odata.context":"$metadata#Set/$deletedEntity","id":"<uri>"}`
 /// in `results`, and `__next` (more of this delta) or `__delta` (the link for the next one).
@@ -22,6 +22,7 @@ package struct DeltaResponse {
     }
 
     package func response(_ page: DeltaReader.Page, shape: EntityShape, continuation: Continuation) -> Response {
+        if call.version.isV4 { return DeltaResponseV4(call: call).response(page, shape: shape, continuation: continuation) }
         let serializer = EntitySerializer(serviceRoot: call.serviceRoot, version: call.version)
         let table = page.tables.first ?? DeltaReader.Page.Table()
         var writer = JSONWriter(capacity: 4096 + table.entities.count * 256)

@@ -135,16 +135,7 @@ struct ODataEndpoint: Sendable {
         case .rawValue, .count: break
         default: try ContentNegotiation.requireJSON(accept: call.headers[.accept], format: request.query.format)
         }
-        var delta = try DeltaRequest.parse(call.url, headers: call.headers)
-        if call.version.isV4, let tracking = delta {
-            // V4's delta format comes with issue 38's next part: the preference is not applied
-            // (a plain read answers), and a delta link is refused rather than answered as V2's.
-            guard case .track = tracking.kind else {
-                throw ODataError(status: 501, code: "NotImplemented",
-                                 message: "Delta links are served in OData V2 only for now; follow this one with MaxDataServiceVersion: 2.0 (and no OData-MaxVersion).")
-            }
-            delta = nil
-        }
+        let delta = try DeltaRequest.parse(call.url, headers: call.headers)
         let access = try await authorizer.access(toRead: request)
         if let delta, let response = try await DeltaOperation(call: call, feed: runtime.feed, request: delta, read: request,
                                                               access: access, hub: runtime.feedHub(for: call.service.name)).respond() {
