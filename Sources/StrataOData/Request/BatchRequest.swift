@@ -11,6 +11,8 @@ package struct BatchRequest: Sendable {
     }
 
     package var items: [Item]
+    /// A JSON batch's atomicity group names, which `dependsOn` may name too.
+    package var groups: Set<String> = []
 
     /// More operations than this in one batch are refused before any runs.
     static let maximumOperations = 5_000
@@ -69,8 +71,13 @@ package struct BatchOperationRequest: Sendable {
     package var target: String
     package var headers: HTTPFields
     package var body: [UInt8]
-    /// The part's `Content-ID`, by which later operations of the same change set refer to it.
+    /// The part's `Content-ID`, by which later operations of the same change set refer to it (a
+    /// JSON batch request's `id`).
     package var contentID: String?
+    /// A JSON batch request's `dependsOn`: requests or atomicity groups that must have succeeded.
+    package var dependsOn: [String] = []
+    /// A JSON batch request's `atomicityGroup`.
+    package var group: String?
 
     static func parse(_ part: MultipartMixed.Part, where location: String) throws(ODataError) -> BatchOperationRequest {
         let type = part.header("Content-Type")?.lowercased() ?? ""

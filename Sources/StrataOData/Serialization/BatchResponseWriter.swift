@@ -4,10 +4,10 @@ import StrataCore
 
 /// The answer to one operation of a batch: an HTTP response written inside a MIME part.
 package struct BatchPartResponse: Sendable {
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
+    package var status: HTTPResponse.Status
+    package var headers: HTTPFields
     package var body: [UInt8]
-    var contentID: String?
+    package var contentID: String?
 
     package init(status: HTTPResponse.Status, headers: HTTPFields, body: [UInt8], contentID: String? = nil) {
         self.status = status
@@ -16,10 +16,10 @@ package struct BatchPartResponse: Sendable {
         self.contentID = contentID
     }
 
-    package init(error: ODataError, contentID: String? = nil) {
+    package init(error: ODataError, contentID: String? = nil, version: ODataVersion = .v1) {
         self.init(status: HTTPResponse.Status(code: error.status),
-                  headers: [.contentType: ODataResponse.jsonContentType, ODataResponse.dataServiceVersion: ODataVersion.v1.headerValue],
-                  body: error.jsonBody, contentID: contentID)
+                  headers: [.contentType: ODataResponse.jsonContentType, ODataResponse.versionHeader(version): version.headerValue],
+                  body: error.jsonBody(for: version), contentID: contentID)
     }
 }
 

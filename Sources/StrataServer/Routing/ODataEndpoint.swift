@@ -92,9 +92,8 @@ struct ODataEndpoint: Sendable {
         if url.path.segments.count == 1, url.path.segments[0].name == "$batch", url.path.segments[0].key == nil {
             context?.setRoute("odata.batch")
             guard call.method == .post, context != nil else {
-                throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body, and cannot be nested.")
+                throw ODataError.methodNotAllowed("$batch takes a POST with a multipart/mixed body (or, in V4, a JSON batch), and cannot be nested.")
             }
-            try Self.requireV2(call, "$batch requests")
             return try await BatchEndpoint(endpoint: self, call: call, body: body.collect()).respond()
         }
 
@@ -166,15 +165,6 @@ struct ODataEndpoint: Sendable {
         case "DELETE": return .delete
         default: throw .badRequest("X-HTTP-Method must be MERGE, PUT, PATCH or DELETE, not '\(tunnelled.prefix(20))'.")
         }
-    }
-
-    /// OData V4 serves reads and writes so far (issue 38 adds its `$batch`): a V4 client is told
-    /// to send them as V2, which every service also speaks, rather than answered in V2's format
-    /// it did not ask for.
-    static func requireV2(_ call: ODataCall, _ what: String) throws(ODataError) {
-        guard call.version.isV4 else { return }
-        throw ODataError(status: 501, code: "NotImplemented",
-                         message: "OData V4 serves reads and single writes for now: send \(what) as OData V2 (MaxDataServiceVersion: 2.0 and no OData-MaxVersion), which every service also speaks, and read the answer as V2's verbose JSON.")
     }
 
     private func serviceDocument(_ call: ODataCall) throws -> Response {

@@ -130,6 +130,15 @@ struct ODataV4ClientTests {
             #expect(seen["updated"]?.stringValue == "Patched")
             #expect(seen["afterDelete"]?.intValue == 0)
             #expect(try await server.request(.get, "/cardealer/Car(\(carID))").status == .notFound)
+            for form in ["multipart", "json"] {
+                let batch = seen["batch-" + form]
+                #expect(batch["statuses"]["1"]?.intValue == 201 && batch["statuses"]["2"]?.intValue == 204, "\(form): \(batch ?? .null)")
+                #expect(batch["statuses"]["3"]?.intValue == 200 && batch["statuses"]["5"]?.intValue == 404, "\(form)")
+                #expect(batch["read"]?.arrayValue == [.array([.string("Batch-" + form), .string("Two")])], "\(form)")
+                #expect(batch["never"]?.intValue == 0, "\(form): the failed change set kept nothing")
+            }
+            // The JSON form answers every request of the failed group: the one that failed, and 424 for the other.
+            #expect(seen["batch-json"]["statuses"]["4"]?.intValue == 424)
         }
     }
 }

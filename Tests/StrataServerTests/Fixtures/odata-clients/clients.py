@@ -71,6 +71,29 @@ def odatapy(base, user, password, services):
         seen["updated"] = client.get_entity(client.entity_uri("Car", car_id)).get_value("model")
         client.delete_entity(client.entity_uri("Car", car_id))
         seen["afterDelete"] = client.get_count(client.entity_set_uri("Car").filter(Field("make").eq("Olingo")))
+        # $batch in both of V4's formats: a change set that creates a car and changes it through its
+        # Content-ID, then a read; and one whose second change fails, so that neither is kept.
+        for form in ("multipart", "json"):
+            batch = client.batch(format=form, continue_on_error=True)
+            changes = batch.add_changeset()
+            changes.add("POST", "Car", body=json.dumps({"make": "Batch-" + form, "model": "One"}).encode(),
+                        headers={"Content-Type": "application/json"}, content_id="1")
+            changes.add("PATCH", "$1", body=json.dumps({"model": "Two"}).encode(), headers={"Content-Type": "application/json"},
+                        content_id="2")
+            batch.add_retrieve(client.entity_set_uri("Car").filter(Field("make").eq("Batch-" + form)).select("make", "model"),
+                               content_id="3")
+            failing = batch.add_changeset()
+            failing.add("POST", "Car", body=json.dumps({"make": "Never-" + form, "model": "X"}).encode(),
+                        headers={"Content-Type": "application/json"}, content_id="4")
+            failing.add("PATCH", "Car(999999)", body=json.dumps({"model": "Y"}).encode(), headers={"Content-Type": "application/json"},
+                        content_id="5")
+            result = client.execute_batch(batch)
+            read = result.by_content_id("3")
+            seen["batch-" + form] = {
+                "statuses": {r.content_id: r.status_code for r in result.responses},
+                "read": [[e.get_value("make"), e.get_value("model")] for e in read.entity_collection().entities],
+                "never": client.get_count(client.entity_set_uri("Car").filter(Field("make").eq("Never-" + form))),
+            }
     return seen
 
 
