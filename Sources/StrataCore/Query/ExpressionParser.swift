@@ -9,20 +9,26 @@ struct ExpressionParser {
 
     let option: String
     let limits: QueryLimits
+    /// The grammar: V2's, or V4's with its literals, functions, `in`, lambdas and `$count`
+    /// (`ExpressionParser+V4.swift`).
+    let version: ODataVersion
     private var tokens: [QueryToken]
     private var position = 0
-    private var depth = 0
+    var depth = 0
     private var nodes = 0
+    /// The lambda variables in scope (V4), innermost last.
+    var lambdaVariables: [String] = []
 
-    init(_ text: String, option: String, limits: QueryLimits) throws(ODataError) {
+    init(_ text: String, option: String, limits: QueryLimits, version: ODataVersion = .v2) throws(ODataError) {
         self.option = option
         self.limits = limits
-        self.tokens = try QueryLexer.tokenize(text, option: option)
+        self.version = version.isV4 ? .v4 : .v2
+        self.tokens = try QueryLexer.tokenize(text, option: option, version: self.version)
     }
 
     var current: QueryToken { tokens[position] }
-    private var previous: QueryToken? { position > 0 ? tokens[position - 1] : nil }
-    private var following: QueryToken? { position + 1 < tokens.count ? tokens[position + 1] : nil }
+    var previous: QueryToken? { position > 0 ? tokens[position - 1] : nil }
+    var following: QueryToken? { position + 1 < tokens.count ? tokens[position + 1] : nil }
 
     mutating func advance() {
         if position < tokens.count - 1 { position += 1 }
@@ -54,7 +60,9 @@ struct ExpressionParser {
         switch current.kind {
         case .identifier("not"): op = .not
         case .minus: op = .negate
-        default: return try parsePrimary()
+        default:
+            let primary = try parsePrimary()
+            return version.isV4 ? try parseV4Postfix(primary) : primary
         }
         try enter()
         advance()
@@ -81,13 +89,14 @@ struct ExpressionParser {
             return inner
         case .identifier(let name):
             if following?.kind == .openParen { return try parseCall(name) }
+            if version.isV4 { return try parseV4Path() }
             return try node(.property(try parsePath()))
         default:
             throw missingOperand()
         }
     }
 
-    private func missingOperand() -> ODataError {
+    func missingOperand() -> ODataError {
         let found = current.kind == .end ? nil : "found \(QuerySyntaxError.quoted(current.text))"
         if let previous {
             return error("expected an operand after \(QuerySyntaxError.quoted(previous.text))", hint: found)
@@ -111,16 +120,20 @@ struct ExpressionParser {
     }
 
     /// The column just past a token.
-    private static func end(of token: QueryToken) -> Int { token.column + token.text.unicodeScalars.count }
+    static func end(of token: QueryToken) -> Int { token.column + token.text.unicodeScalars.count }
 
     private mutating func parseCall(_ name: String) throws(ODataError) -> QueryExpression {
         let nameToken = current
         if name == "isof" || name == "cast" { return try parseTypeCall(name) }
-        guard let function = QueryFunction(rawValue: name) else {
+        let known = QueryFunction.functions(in: version)
+        guard let function = QueryFunction(rawValue: name), known.contains(function) else {
+            if version.isV4, name == QueryFunction.substringof.name {
+                throw error("substringof is OData V2's", hint: "OData V4 writes contains(p1,p0): contains(firstName,'ob') for substringof('ob',firstName)")
+            }
             let lowered = name.lowercased()
-            let hint = QueryFunction(rawValue: lowered) != nil || lowered == "isof" || lowered == "cast"
+            let hint = QueryFunction(rawValue: lowered).map(known.contains) == true || lowered == "isof" || lowered == "cast"
                 ? "function names are lowercase: \(lowered)"
-                : "the functions are " + (QueryFunction.allCases.map(\.name) + ["isof", "cast"]).joined(separator: ", ")
+                : "the functions are " + (known.map(\.name) + ["isof", "cast"]).joined(separator: ", ")
             throw error("unknown function \(QuerySyntaxError.quoted(name))", hint: hint)
         }
         try enter()
@@ -213,14 +226,14 @@ struct ExpressionParser {
         }
     }
 
-    private mutating func enter() throws(ODataError) {
+    mutating func enter() throws(ODataError) {
         depth += 1
         guard depth <= limits.maxFilterDepth else {
             throw error("the expression nests deeper than the limit of \(limits.maxFilterDepth) levels")
         }
     }
 
-    private mutating func node(_ expression: QueryExpression) throws(ODataError) -> QueryExpression {
+    mutating func node(_ expression: QueryExpression) throws(ODataError) -> QueryExpression {
         nodes += 1
         guard nodes <= limits.maxFilterNodes else {
             throw error("the expression has more than the limit of \(limits.maxFilterNodes) nodes")

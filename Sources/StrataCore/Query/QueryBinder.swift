@@ -9,9 +9,12 @@
 package struct QueryBinder: Sendable {
     /// The model names and types are checked against.
     package var model: ServiceModel
+    /// The grammar the options were parsed in (V4 mixes date-time literals, see ``ExpressionBinder``).
+    package var version: ODataVersion
 
-    package init(model: ServiceModel) {
+    package init(model: ServiceModel, version: ODataVersion = .v2) {
         self.model = model
+        self.version = version.isV4 ? .v4 : .v2
     }
 
     /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target).
@@ -31,7 +34,7 @@ package struct QueryBinder: Sendable {
 
     /// Binds a `$filter`, which must be Boolean.
     package func bindFilter(_ expression: QueryExpression, on entityType: EntityType) throws(ODataError) -> BoundExpression {
-        let binder = ExpressionBinder(model: model, root: entityType, option: "$filter")
+        let binder = ExpressionBinder(model: model, root: entityType, option: "$filter", version: version)
         let bound = try binder.bind(expression)
         guard bound.type == .boolean else {
             let actual = bound.type?.qualifiedName ?? "an untyped null"
@@ -42,7 +45,7 @@ package struct QueryBinder: Sendable {
 
     /// Binds `$orderby` keys, which must be primitive values.
     package func bindOrderBy(_ items: [OrderByItem], on entityType: EntityType) throws(ODataError) -> [BoundOrderByItem] {
-        let binder = ExpressionBinder(model: model, root: entityType, option: "$orderby")
+        let binder = ExpressionBinder(model: model, root: entityType, option: "$orderby", version: version)
         var bound: [BoundOrderByItem] = []
         for item in items {
             let expression = try binder.bind(item.expression)
