@@ -88,6 +88,7 @@ package struct BoundQuery: Sendable, Hashable {
             addCollectionChains(predicate, scopeChains: inner, into: &joins, seen: &seen)
         }
     }
+}
 
 /// One bound `$orderby` key.
 package struct BoundOrderByItem: Sendable, Hashable {

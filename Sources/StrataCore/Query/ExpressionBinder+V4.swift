@@ -62,8 +62,8 @@ extension ExpressionBinder {
                 try bindBinary(.or, previous, comparison, source: source)
             } ?? comparison
         }
-        guard let result else { throw error("in needs at least one value, in \(source.text)") }
-        return result
+        // An empty list contains nothing.
+        return result ?? Self.boolean(false)
     }
 
     func bindLambda(_ path: PropertyPath, _ op: LambdaOperator, variable: String?, predicate: QueryExpression?,

@@ -80,12 +80,25 @@ extension ExpressionParser {
                 throw error("expected '(' and a list of values after in", hint: "as in Name in ('a','b')")
             }
             advance()
+            // The list holds literals (V4's listExpr); an empty list matches nothing. One expression
+            // in parentheses is a collection of one (4.01).
             var items: [QueryExpression] = []
-            while true {
+            if case .literal = current.kind {} else if current.kind != .closeParen {
                 items.append(try parseExpression())
+                guard current.kind == .closeParen else {
+                    throw error("the list after in holds literals, found \(QuerySyntaxError.quoted(current.text))",
+                                hint: "compare with other properties using eq and or")
+                }
+            }
+            while current.kind != .closeParen {
+                guard case .literal(let value) = current.kind else {
+                    throw error("the list after in holds literals, found \(QuerySyntaxError.quoted(current.text))",
+                                hint: "compare with other properties using eq and or")
+                }
+                advance()
+                items.append(try node(.literal(value)))
                 if current.kind == .comma { advance(); continue }
                 guard current.kind == .closeParen else { throw unexpected(expecting: "expected ',' or ')' in the list after in") }
-                break
             }
             advance()
             depth -= 1

@@ -45,7 +45,8 @@ struct ExpressionParser {
 
     private mutating func parseBinary(minPrecedence: Int) throws(ODataError) -> QueryExpression {
         var lhs = try parseUnary()
-        while case .identifier(let name) = current.kind, let op = BinaryOperator(rawValue: name),
+        // V4 (4.01) spells operators in any case; V2 only in lowercase.
+        while case .identifier(let name) = current.kind, let op = BinaryOperator(rawValue: version.isV4 ? name.lowercased() : name),
               op.precedence >= minPrecedence {
             advance()
             // Left associative: the right operand takes only tighter-binding operators.
@@ -59,6 +60,7 @@ struct ExpressionParser {
         let op: UnaryOperator
         switch current.kind {
         case .identifier("not"): op = .not
+        case .identifier(let word) where version.isV4 && word.lowercased() == "not" && following?.kind != .slash: op = .not
         case .minus: op = .negate
         default:
             let primary = try parsePrimary()

@@ -49,7 +49,7 @@ extension QueryLexer {
 
     /// V4 numbers carry no type suffix (`42L`, `1.5M`, `2d` are V2's); the value's form gives the type.
     func refuseSuffix(_ literal: String, column: Int) throws(ODataError) {
-        guard let last = literal.unicodeScalars.last, "LlMmDdFf".unicodeScalars.contains(last) else { return }
+        guard literal != "-INF", let last = literal.unicodeScalars.last, "LlMmDdFf".unicodeScalars.contains(last) else { return }
         let body = String(literal.dropLast())
         throw QuerySyntaxError.make(option, "\(QuerySyntaxError.quoted(literal)) has a type suffix, which OData V4 does not use",
                                     column: column, hint: "write the number without it, as \(body.isEmpty ? "42" : body)")

@@ -82,7 +82,9 @@ struct QueryLexer {
         if version.isV4, let token = try v4Literal(from: start) {
             return token
         }
-        if Self.isDigit(c) || (c == "-" && scalar(at: index + 1).map(Self.isDigit) == true) || isNegativeInfinity(at: index) {
+        // V4 allows a leading plus sign on numbers (`%2B42`).
+        let signed = c == "-" || (version.isV4 && c == "+")
+        if Self.isDigit(c) || (signed && scalar(at: index + 1).map(Self.isDigit) == true) || isNegativeInfinity(at: index) {
             return try number(from: start)
         }
         if c == "-" {
@@ -151,7 +153,9 @@ struct QueryLexer {
             }
         }
         index = i
-        if (version.isV4 ? Self.v4KeywordLiterals : Self.keywordLiterals).contains(name), let value = try? ODataLiteral.parse(name) {
+        // V4's grammar spells true and false in any case.
+        let keyword = version.isV4 && (name.lowercased() == "true" || name.lowercased() == "false") ? name.lowercased() : name
+        if (version.isV4 ? Self.v4KeywordLiterals : Self.keywordLiterals).contains(keyword), let value = try? ODataLiteral.parse(keyword) {
             return QueryToken(kind: .literal(value), column: start + 1, text: name)
         }
         return QueryToken(kind: .identifier(name), column: start + 1, text: name)
