@@ -140,8 +140,8 @@ private func operandType(_ bound: BoundExpression) -> EDMPrimitiveType?? {
         }
     }
 
-    /// Every function refuses a Guid wherever it takes a value.
-    @Test(arguments: QueryFunction.allCases)
+    /// Every V2 function refuses a Guid wherever it takes a value (V4's: QueryV4Tests).
+    @Test(arguments: QueryFunction.functions(in: .v2))
     func functionArgumentTypes(function: QueryFunction) {
         let arguments = Array(repeating: "ticket", count: function.arity.lowerBound).joined(separator: ",")
         let text = "\(function.name)(\(arguments))"

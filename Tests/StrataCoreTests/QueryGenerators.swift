@@ -86,7 +86,7 @@ struct QueryASTGenerator {
         case 4, 5:
             return .unary(random.pick(UnaryOperator.allCases), expression(depth: depth - 1))
         case 6, 7:
-            let function = random.pick(QueryFunction.allCases)
+            let function = random.pick(QueryFunction.functions(in: .v2))
             let count = random.int(function.arity.lowerBound...function.arity.upperBound)
             return .call(function, (0..<count).map { _ in expression(depth: depth - 1) })
         case 8:

@@ -259,6 +259,10 @@ struct FunctionArgumentTests {
         case .length, .tolower, .toupper, .trim: return "name"
         case .year, .month, .day, .hour, .minute, .second: return "born"
         case .round, .floor, .ceiling: return "ratio"
+        // V4's own (the V2 calls below leave them out; V4's are tested in ODataV4FilterTests).
+        case .contains: return ["name", "'a'"][position]
+        case .fractionalseconds, .date, .time, .totaloffsetminutes: return "seen"
+        case .now, .maxdatetime, .mindatetime: return ""
         }
     }
 
@@ -267,7 +271,7 @@ struct FunctionArgumentTests {
     static func filterCalls() -> [String] {
         var calls: [String] = []
         let pairs = ["null", "1 add 1", "-count", "3000000000L", "2.5", "'abc'", "name"]
-        for function in QueryFunction.allCases {
+        for function in QueryFunction.functions(in: .v2) {
             calls += Self.calls(function.name, counts: Array(function.arity), separator: ",", usual: { Self.usual(function, position: $0) },
                                 arguments: filterArguments, pairs: pairs)
         }

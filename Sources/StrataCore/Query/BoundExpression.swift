@@ -35,25 +35,91 @@ package struct BoundExpression: Sendable, Hashable {
         /// `cast(x,'T')` between different numeric types; T is the node's type. Converting to an integral
         /// type truncates toward zero.
         case cast(BoundExpression)
+        /// V4's `any`/`all` over a collection-valued navigation property (Boolean).
+        case lambda(BoundLambda)
+        /// V4's `Nav/$count`: how many related entities (`Edm.Int64`).
+        case count(BoundCollectionPath)
     }
 
-    /// Every property path in the expression, in reading order (with repeats).
+    /// Every property path of the entity itself (scope 0) in the expression, lambdas' predicates
+    /// included, in reading order (with repeats): the paths whose joins the outer statement needs.
     package var propertyPaths: [BoundPropertyPath] {
+        propertyPaths(inScope: 0)
+    }
+
+    /// The property paths that start at the range variable `scope` (0: the entity, n: the variable of
+    /// the lambda nested n deep), wherever they occur.
+    package func propertyPaths(inScope scope: Int) -> [BoundPropertyPath] {
         var paths: [BoundPropertyPath] = []
-        collectPaths(into: &paths)
+        collectPaths(inScope: scope, into: &paths)
         return paths
     }
 
-    private func collectPaths(into paths: inout [BoundPropertyPath]) {
+    private func collectPaths(inScope scope: Int, into paths: inout [BoundPropertyPath]) {
         switch node {
-        case .literal: break
-        case .property(let path): paths.append(path)
+        case .literal, .count: break
+        case .property(let path): if path.scope == scope { paths.append(path) }
         case .binary(_, let lhs, let rhs, _):
-            lhs.collectPaths(into: &paths)
-            rhs.collectPaths(into: &paths)
-        case .unary(_, let operand), .cast(let operand): operand.collectPaths(into: &paths)
-        case .call(_, let arguments): for argument in arguments { argument.collectPaths(into: &paths) }
+            lhs.collectPaths(inScope: scope, into: &paths)
+            rhs.collectPaths(inScope: scope, into: &paths)
+        case .unary(_, let operand), .cast(let operand): operand.collectPaths(inScope: scope, into: &paths)
+        case .call(_, let arguments): for argument in arguments { argument.collectPaths(inScope: scope, into: &paths) }
+        case .lambda(let lambda): lambda.predicate?.collectPaths(inScope: scope, into: &paths)
         }
+    }
+
+    /// The lambdas and `$count`s directly in this expression (not those inside their predicates),
+    /// in reading order.
+    package var collectionUses: [(collection: BoundCollectionPath, predicate: BoundExpression?)] {
+        var uses: [(BoundCollectionPath, BoundExpression?)] = []
+        collectUses(into: &uses)
+        return uses
+    }
+
+    private func collectUses(into uses: inout [(BoundCollectionPath, BoundExpression?)]) {
+        switch node {
+        case .literal, .property: break
+        case .binary(_, let lhs, let rhs, _):
+            lhs.collectUses(into: &uses)
+            rhs.collectUses(into: &uses)
+        case .unary(_, let operand), .cast(let operand): operand.collectUses(into: &uses)
+        case .call(_, let arguments): for argument in arguments { argument.collectUses(into: &uses) }
+        case .lambda(let lambda): uses.append((lambda.collection, lambda.predicate))
+        case .count(let collection): uses.append((collection, nil))
+        }
+    }
+}
+
+/// A V4 lambda, bound: `PersonCar/any(pc: pc/Car/make eq 'Ford')`.
+package struct BoundLambda: Sendable, Hashable {
+    /// `any` or `all`.
+    package var op: LambdaOperator
+    /// The collection the variable ranges over.
+    package var collection: BoundCollectionPath
+    /// The predicate, whose paths of the variable have scope ``variableScope``; nil for `any()`.
+    package var predicate: BoundExpression?
+    /// The scope number of the lambda's variable: its nesting depth, 1 for the outermost lambda.
+    package var variableScope: Int
+
+    package init(op: LambdaOperator, collection: BoundCollectionPath, predicate: BoundExpression?, variableScope: Int) {
+        self.op = op
+        self.collection = collection
+        self.predicate = predicate
+        self.variableScope = variableScope
+    }
+}
+
+/// The path to a collection of related entities: from a range variable through zero or more
+/// single-valued navigation properties, then one collection-valued one (the last hop).
+package struct BoundCollectionPath: Sendable, Hashable {
+    /// Where the path starts: 0 for the entity, n for the variable of the lambda nested n deep.
+    package var scope: Int
+    /// The hops; only the last leads to many entities.
+    package var hops: [NavigationHop]
+
+    package init(scope: Int, hops: [NavigationHop]) {
+        self.scope = scope
+        self.hops = hops
     }
 }
 
@@ -64,10 +130,14 @@ package struct BoundPropertyPath: Sendable, Hashable {
     package var navigation: [NavigationHop]
     /// The property (column) at the end, on the last hop's target (or the entity itself).
     package var property: EntityProperty
+    /// Where the path starts (V4): 0 for the entity the options apply to, n for the variable of the
+    /// lambda nested n deep.
+    package var scope: Int
 
-    package init(navigation: [NavigationHop], property: EntityProperty) {
+    package init(navigation: [NavigationHop], property: EntityProperty, scope: Int = 0) {
         self.navigation = navigation
         self.property = property
+        self.scope = scope
     }
 
     /// The names of the navigation properties followed, which identify a join: paths with equal

@@ -33,10 +33,24 @@ package struct BoundQuery: Sendable, Hashable {
         self.customOptions = customOptions
     }
 
-    /// Every chain of navigation hops that `$filter` and `$orderby` use, prefixes included, each once,
-    /// in order of first use: the joins the SQL needs. `PersonCar/Car/make` yields `[PersonCar]` and
-    /// `[PersonCar, Car]`.
+    /// Every chain of navigation hops whose tables `$filter` and `$orderby` read, prefixes included,
+    /// each once, in order of first use: the tables the caller must be allowed to read. The joins of
+    /// ``rootJoins`` come first; then, for V4's lambdas and `$count`, the chains from the entity to each
+    /// collection and to what their predicates reach (each such chain holds a collection-valued hop,
+    /// so it never equals a join's).
     package var navigationJoins: [[NavigationHop]] {
+        var joins = rootJoins
+        var seen = Set(joins.map { $0.map(\.property.name) })
+        for expression in [filter].compactMap({ $0 }) + orderBy.map(\.expression) {
+            Self.addCollectionChains(expression, scopeChains: [[]], into: &joins, seen: &seen)
+        }
+        return joins
+    }
+
+    /// Every chain of single-valued navigation hops that paths of the entity itself use in `$filter`
+    /// and `$orderby`, prefixes included, each once, in order of first use: the joins of the outer
+    /// statement. `PersonCar/Car/make` yields `[PersonCar]` and `[PersonCar, Car]`.
+    package var rootJoins: [[NavigationHop]] {
         var joins: [[NavigationHop]] = []
         var seen: Set<[String]> = []
         let paths = (filter?.propertyPaths ?? []) + orderBy.flatMap(\.expression.propertyPaths)
@@ -47,6 +61,32 @@ package struct BoundQuery: Sendable, Hashable {
             }
         }
         return joins
+    }
+
+    /// Adds the chains of the lambdas and `$count`s in `expression`; `scopeChains[n]` is the chain
+    /// from the entity to the range variable of scope n.
+    private static func addCollectionChains(_ expression: BoundExpression, scopeChains: [[NavigationHop]],
+                                            into joins: inout [[NavigationHop]], seen: inout Set<[String]>) {
+        func add(_ chain: [NavigationHop]) {
+            if seen.insert(chain.map(\.property.name)).inserted { joins.append(chain) }
+        }
+        for use in expression.collectionUses {
+            var chain = scopeChains[min(use.collection.scope, scopeChains.count - 1)]
+            for hop in use.collection.hops {
+                chain.append(hop)
+                add(chain)
+            }
+            guard let predicate = use.predicate else { continue }
+            let inner = scopeChains + [chain]
+            for path in predicate.propertyPaths(inScope: inner.count - 1) {
+                var reached = chain
+                for hop in path.navigation {
+                    reached.append(hop)
+                    add(reached)
+                }
+            }
+            addCollectionChains(predicate, scopeChains: inner, into: &joins, seen: &seen)
+        }
     }
 }
 

@@ -108,9 +108,9 @@ struct ExpandParser {
             case "$expand":
                 try list(prefix: segments, closing: ")")
             case "$filter":
-                given.filter = try nested(path) { (text) throws(ODataError) in try QueryOptionParser.filter(text, limits: limits) }
+                given.filter = try nested(path) { (text) throws(ODataError) in try QueryOptionParser.filter(text, limits: limits, version: .v4) }
             case "$orderby":
-                given.orderBy = try nested(path) { (text) throws(ODataError) in try QueryOptionParser.orderBy(text, limits: limits) }
+                given.orderBy = try nested(path) { (text) throws(ODataError) in try QueryOptionParser.orderBy(text, limits: limits, version: .v4) }
             case "$top":
                 given.top = try nested(path) { (text) throws(ODataError) in try QueryOptionParser.top(text, limits: limits) }
             case "$skip":

@@ -8,6 +8,7 @@ extension ExpressionBinder {
             let given = arguments.map { Self.name($0.type) }.joined(separator: ", ")
             throw error("\(function.name) cannot take (\(given)); it is \(function.signatures.joined(separator: " or ")), in \(source.text)")
         }
+        if let constant = Self.constant(function) { return BoundExpression(type: result, node: .literal(constant)) }
         return BoundExpression(type: result, node: .call(function, arguments))
     }
 
@@ -18,7 +19,7 @@ extension ExpressionBinder {
         }
         let isString: (EDMPrimitiveType) -> Bool = { $0 == .string }
         switch function {
-        case .substringof, .startswith, .endswith:
+        case .substringof, .startswith, .endswith, .contains:
             return types.allSatisfy { fits($0, isString) } ? .boolean : nil
         case .length, .indexof:
             return types.allSatisfy { fits($0, isString) } ? .int32 : nil
@@ -37,6 +38,16 @@ extension ExpressionBinder {
             case .double?, .single?: return .double
             default: return nil
             }
+        case .fractionalseconds:
+            return fits(types[0]) { $0 == .dateTime || $0 == .dateTimeOffset || $0 == .time } ? .decimal : nil
+        case .date:
+            return fits(types[0]) { $0 == .dateTime || $0 == .dateTimeOffset } ? .dateTime : nil
+        case .time:
+            return fits(types[0]) { $0 == .dateTime || $0 == .dateTimeOffset } ? .time : nil
+        case .totaloffsetminutes:
+            return fits(types[0]) { $0 == .dateTime || $0 == .dateTimeOffset } ? .int32 : nil
+        case .now, .maxdatetime, .mindatetime:
+            return .dateTimeOffset
         }
     }
 
@@ -49,6 +60,8 @@ extension ExpressionBinder {
     private func resolveType(_ name: String, in function: String, source: QueryExpression) throws(ODataError) -> NamedType {
         if let entity = model.entityTypes.first(where: { $0.qualifiedName == name }) { return .entity(entity) }
         if let primitive = EDMPrimitiveType(name: name) { return .primitive(primitive) }
+        // V4's name of Strata's Edm.Time.
+        if version.isV4, name == "Edm.TimeOfDay" { return .primitive(.time) }
         throw error("unknown type \(QuerySyntaxError.quoted(name)) in \(source.text); \(function) takes an Edm type such as 'Edm.Int32' or an entity type such as '\(root.qualifiedName)'")
     }
 

@@ -3,6 +3,12 @@ struct ExpressionBinder {
     let model: ServiceModel
     let root: EntityType
     let option: String
+    /// The grammar the expression was written in; V4 compares date-time literals with either kind
+    /// of date-time (`ExpressionBinder+V4.swift`), since V4's model shows `Edm.DateTime` as `Edm.DateTimeOffset`.
+    var version: ODataVersion = .v2
+    /// The variables of the enclosing lambdas, outermost first; a variable's scope number is its
+    /// index + 1 (0 is the entity itself, `$it`).
+    var variables: [(name: String, type: EntityType)] = []
 
     func error(_ what: String) -> ODataError { .badRequest("\(option): \(what)") }
 
@@ -42,12 +48,20 @@ struct ExpressionBinder {
             return try bindIsOf(operand, typeName, source: expression)
         case .cast(let operand, let typeName):
             return try bindCast(operand, typeName, source: expression)
+        case .in(let operand, let items):
+            return try bindIn(operand, items, source: expression)
+        case .lambda(let path, let op, let variable, let predicate):
+            return try bindLambda(path, op, variable: variable, predicate: predicate, source: expression)
+        case .count(let path):
+            let collection = try resolveCollection(path)
+            return BoundExpression(type: .int64, node: .count(collection))
         }
     }
 
     /// Resolves `Nav/Nav/property`, allowing only navigation properties that lead to one entity.
     func resolve(_ path: PropertyPath) throws(ODataError) -> BoundPropertyPath {
-        var type = root
+        let (scope, start, path) = try self.start(of: path)
+        var type = start
         var hops: [NavigationHop] = []
         for (index, name) in path.segments.enumerated() {
             let isLast = index == path.segments.count - 1
@@ -56,7 +70,7 @@ struct ExpressionBinder {
                 guard isLast else {
                     throw error("\(walked) is a property of type \(property.type.qualifiedName) and has no property '\(path.segments[index + 1])'")
                 }
-                return BoundPropertyPath(navigation: hops, property: property)
+                return BoundPropertyPath(navigation: hops, property: property, scope: scope)
             }
             guard let navigation = type.navigationProperty(named: name) else {
                 throw QueryBinder.unknownProperty(name, on: type, option: option)
@@ -78,8 +92,10 @@ struct ExpressionBinder {
     /// `Edm.Int32`, or `null` for an untyped null, for messages.
     static func name(_ type: EDMPrimitiveType?) -> String { type?.qualifiedName ?? "null" }
 
-    private func bindBinary(_ op: BinaryOperator, _ lhs: BoundExpression, _ rhs: BoundExpression,
-                            source: QueryExpression) throws(ODataError) -> BoundExpression {
+    func bindBinary(_ op: BinaryOperator, _ lhs: BoundExpression, _ rhs: BoundExpression,
+                    source: QueryExpression) throws(ODataError) -> BoundExpression {
+        var lhs = lhs, rhs = rhs
+        if version.isV4, !op.isLogical, !op.isArithmetic { (lhs, rhs) = Self.v4DateLiterals(lhs, rhs) }
         let l = lhs.type, r = rhs.type
         if op.isLogical {
             for type in [l, r] where type != nil && type != .boolean {

@@ -9,20 +9,26 @@ struct ExpressionParser {
 
     let option: String
     let limits: QueryLimits
+    /// The grammar: V2's, or V4's with its literals, functions, `in`, lambdas and `$count`
+    /// (`ExpressionParser+V4.swift`).
+    let version: ODataVersion
     private var tokens: [QueryToken]
     private var position = 0
-    private var depth = 0
+    var depth = 0
     private var nodes = 0
+    /// The lambda variables in scope (V4), innermost last.
+    var lambdaVariables: [String] = []
 
-    init(_ text: String, option: String, limits: QueryLimits) throws(ODataError) {
+    init(_ text: String, option: String, limits: QueryLimits, version: ODataVersion = .v2) throws(ODataError) {
         self.option = option
         self.limits = limits
-        self.tokens = try QueryLexer.tokenize(text, option: option)
+        self.version = version.isV4 ? .v4 : .v2
+        self.tokens = try QueryLexer.tokenize(text, option: option, version: self.version)
     }
 
     var current: QueryToken { tokens[position] }
-    private var previous: QueryToken? { position > 0 ? tokens[position - 1] : nil }
-    private var following: QueryToken? { position + 1 < tokens.count ? tokens[position + 1] : nil }
+    var previous: QueryToken? { position > 0 ? tokens[position - 1] : nil }
+    var following: QueryToken? { position + 1 < tokens.count ? tokens[position + 1] : nil }
 
     mutating func advance() {
         if position < tokens.count - 1 { position += 1 }
@@ -39,7 +45,8 @@ struct ExpressionParser {
 
     private mutating func parseBinary(minPrecedence: Int) throws(ODataError) -> QueryExpression {
         var lhs = try parseUnary()
-        while case .identifier(let name) = current.kind, let op = BinaryOperator(rawValue: name),
+        // V4 (4.01) spells operators in any case; V2 only in lowercase.
+        while case .identifier(let name) = current.kind, let op = BinaryOperator(rawValue: version.isV4 ? name.lowercased() : name),
               op.precedence >= minPrecedence {
             advance()
             // Left associative: the right operand takes only tighter-binding operators.
@@ -53,8 +60,11 @@ struct ExpressionParser {
         let op: UnaryOperator
         switch current.kind {
         case .identifier("not"): op = .not
+        case .identifier(let word) where version.isV4 && word.lowercased() == "not" && following?.kind != .slash: op = .not
         case .minus: op = .negate
-        default: return try parsePrimary()
+        default:
+            let primary = try parsePrimary()
+            return version.isV4 ? try parseV4Postfix(primary) : primary
         }
         try enter()
         advance()
@@ -81,13 +91,14 @@ struct ExpressionParser {
             return inner
         case .identifier(let name):
             if following?.kind == .openParen { return try parseCall(name) }
+            if version.isV4 { return try parseV4Path() }
             return try node(.property(try parsePath()))
         default:
             throw missingOperand()
         }
     }
 
-    private func missingOperand() -> ODataError {
+    func missingOperand() -> ODataError {
         let found = current.kind == .end ? nil : "found \(QuerySyntaxError.quoted(current.text))"
         if let previous {
             return error("expected an operand after \(QuerySyntaxError.quoted(previous.text))", hint: found)
@@ -111,17 +122,39 @@ struct ExpressionParser {
     }
 
     /// The column just past a token.
-    private static func end(of token: QueryToken) -> Int { token.column + token.text.unicodeScalars.count }
+    static func end(of token: QueryToken) -> Int { token.column + token.text.unicodeScalars.count }
+
+    // The errors of a call are made in functions of their own: their text would otherwise take
+    // stack in every level of nested calls (`substring(substring(…` recurses through here), which
+    // unoptimized builds do not share (QueryLimitsTests checks the worst case on a 512 KiB stack).
+    @inline(never)
+    private func unknownFunction(_ name: String) -> ODataError {
+        let known = QueryFunction.functions(in: version)
+        if version.isV4, name == QueryFunction.substringof.name {
+            return error("substringof is OData V2's", hint: "OData V4 writes contains(p1,p0): contains(firstName,'ob') for substringof('ob',firstName)")
+        }
+        let lowered = name.lowercased()
+        let hint = QueryFunction(rawValue: lowered).map(known.contains) == true || lowered == "isof" || lowered == "cast"
+            ? "function names are lowercase: \(lowered)"
+            : "the functions are " + (known.map(\.name) + ["isof", "cast"]).joined(separator: ", ")
+        return error("unknown function \(QuerySyntaxError.quoted(name))", hint: hint)
+    }
+
+    @inline(never)
+    private func unexpectedInArguments(of name: String) -> ODataError {
+        unexpected(expecting: "expected ',' or ')' in the arguments of \(name)")
+    }
+
+    @inline(never)
+    private func wrongArity(_ function: QueryFunction, _ count: Int, at token: QueryToken) -> ODataError {
+        error("\(function.name) takes \(function.arityDescription), not \(count),", at: token, hint: function.signatures.joined(separator: " or "))
+    }
 
     private mutating func parseCall(_ name: String) throws(ODataError) -> QueryExpression {
         let nameToken = current
         if name == "isof" || name == "cast" { return try parseTypeCall(name) }
-        guard let function = QueryFunction(rawValue: name) else {
-            let lowered = name.lowercased()
-            let hint = QueryFunction(rawValue: lowered) != nil || lowered == "isof" || lowered == "cast"
-                ? "function names are lowercase: \(lowered)"
-                : "the functions are " + (QueryFunction.allCases.map(\.name) + ["isof", "cast"]).joined(separator: ", ")
-            throw error("unknown function \(QuerySyntaxError.quoted(name))", hint: hint)
+        guard let function = QueryFunction(rawValue: name), QueryFunction.functions(in: version).contains(function) else {
+            throw unknownFunction(name)
         }
         try enter()
         advance()
@@ -131,17 +164,14 @@ struct ExpressionParser {
             while true {
                 arguments.append(try parseExpression())
                 if current.kind == .comma { advance(); continue }
-                guard current.kind == .closeParen else {
-                    throw unexpected(expecting: "expected ',' or ')' in the arguments of \(name)")
-                }
+                guard current.kind == .closeParen else { throw unexpectedInArguments(of: name) }
                 break
             }
         }
         advance()
         depth -= 1
         guard function.arity.contains(arguments.count) else {
-            throw error("\(name) takes \(function.arityDescription), not \(arguments.count),", at: nameToken,
-                        hint: function.signatures.joined(separator: " or "))
+            throw wrongArity(function, arguments.count, at: nameToken)
         }
         return try node(.call(function, arguments))
     }
@@ -213,14 +243,14 @@ struct ExpressionParser {
         }
     }
 
-    private mutating func enter() throws(ODataError) {
+    mutating func enter() throws(ODataError) {
         depth += 1
         guard depth <= limits.maxFilterDepth else {
             throw error("the expression nests deeper than the limit of \(limits.maxFilterDepth) levels")
         }
     }
 
-    private mutating func node(_ expression: QueryExpression) throws(ODataError) -> QueryExpression {
+    mutating func node(_ expression: QueryExpression) throws(ODataError) -> QueryExpression {
         nodes += 1
         guard nodes <= limits.maxFilterNodes else {
             throw error("the expression has more than the limit of \(limits.maxFilterNodes) nodes")

@@ -9,14 +9,17 @@
 package struct QueryBinder: Sendable {
     /// The model names and types are checked against.
     package var model: ServiceModel
+    /// The grammar the options were parsed in (V4 mixes date-time literals, see ``ExpressionBinder``).
+    package var version: ODataVersion
 
-    package init(model: ServiceModel) {
+    package init(model: ServiceModel, version: ODataVersion = .v2) {
         self.model = model
+        self.version = version.isV4 ? .v4 : .v2
     }
 
     /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target),
-    /// with the meaning `version` gives them.
-    package func bind(_ options: QueryOptions, to entityType: EntityType, version: ODataVersion = .v2) throws(ODataError) -> BoundQuery {
+    /// with the meaning ``version`` gives them.
+    package func bind(_ options: QueryOptions, to entityType: EntityType) throws(ODataError) -> BoundQuery {
         BoundQuery(
             entityType: entityType,
             filter: try options.filter.map { (e) throws(ODataError) in try bindFilter(e, on: entityType) },
@@ -33,7 +36,7 @@ package struct QueryBinder: Sendable {
 
     /// Binds a `$filter`, which must be Boolean.
     package func bindFilter(_ expression: QueryExpression, on entityType: EntityType) throws(ODataError) -> BoundExpression {
-        let binder = ExpressionBinder(model: model, root: entityType, option: "$filter")
+        let binder = ExpressionBinder(model: model, root: entityType, option: "$filter", version: version)
         let bound = try binder.bind(expression)
         guard bound.type == .boolean else {
             let actual = bound.type?.qualifiedName ?? "an untyped null"
@@ -44,7 +47,7 @@ package struct QueryBinder: Sendable {
 
     /// Binds `$orderby` keys, which must be primitive values.
     package func bindOrderBy(_ items: [OrderByItem], on entityType: EntityType) throws(ODataError) -> [BoundOrderByItem] {
-        let binder = ExpressionBinder(model: model, root: entityType, option: "$orderby")
+        let binder = ExpressionBinder(model: model, root: entityType, option: "$orderby", version: version)
         var bound: [BoundOrderByItem] = []
         for item in items {
             let expression = try binder.bind(item.expression)

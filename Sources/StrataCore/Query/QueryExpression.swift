@@ -1,5 +1,6 @@
-/// An OData V2 `$filter` or `$orderby` expression, as written in the URL and before it is checked
-/// against a model.
+/// An OData `$filter` or `$orderby` expression, as written in the URL and before it is checked
+/// against a model. The V2 grammar produces the first seven cases; V4's adds ``in(_:_:)``,
+/// ``lambda(_:_:variable:predicate:)`` and ``count(_:)``.
 ///
 /// Build one by parsing (``QueryOptionParser/filter(_:limits:)``) or by hand:
 /// ```swift
@@ -23,6 +24,23 @@ public indirect enum QueryExpression: Sendable, Hashable {
     case isOf(QueryExpression?, typeName: String)
     /// `cast(x,'T')`, or `cast('T')` for the entity itself; the type name is kept as written.
     case cast(QueryExpression?, typeName: String)
+    /// V4: `x in (a,b)`, true when x equals one of the values.
+    case `in`(QueryExpression, [QueryExpression])
+    /// V4: `Nav/any(v: predicate)`, `Nav/all(v: predicate)`, or `Nav/any()` (the collection is not
+    /// empty). The path leads to a collection-valued navigation property; it starts at the entity,
+    /// at `$it`, or at an enclosing lambda's variable. Inside the predicate, paths that start with
+    /// `variable` are about the collection's members.
+    case lambda(PropertyPath, LambdaOperator, variable: String?, predicate: QueryExpression?)
+    /// V4: `Nav/$count`, the number of related entities of a collection-valued navigation property.
+    case count(PropertyPath)
+}
+
+/// V4's lambda operators.
+public enum LambdaOperator: String, Sendable, Hashable, CaseIterable {
+    /// True when at least one member satisfies the predicate (or, without one, when there is a member).
+    case any
+    /// True when every member satisfies the predicate (so also for an empty collection).
+    case all
 }
 
 /// The binary operators of OData V2, with the precedence the V2 specification gives them.

@@ -1,5 +1,7 @@
-/// The canonical functions of OData V2 that `$filter` and `$orderby` may call (besides `isof` and
-/// `cast`, which take a type name and have their own ``QueryExpression`` cases).
+/// The canonical functions of OData V2 and V4 that `$filter` and `$orderby` may call (besides `isof`
+/// and `cast`, which take a type name and have their own ``QueryExpression`` cases). Which of them a
+/// version's URLs may name is ``functions(in:)``: `substringof` is V2's only, `contains` and the
+/// date and time functions after `ceiling` are V4's.
 ///
 /// Each case documents its signature. Wherever a parameter is typed, an untyped `null` is accepted too
 /// and the result is then null (null propagates). Integer parameters accept every integral type.
@@ -47,6 +49,39 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
     case floor
     /// `Edm.Decimal ceiling(Edm.Decimal p0)` and `Edm.Double ceiling(Edm.Double p0)`; overloads as for `round`.
     case ceiling
+    /// V4: `Edm.Boolean contains(Edm.String p0, Edm.String p1)`: true when `p1` occurs in `p0`
+    /// (V2's `substringof` with its arguments the other way round).
+    case contains
+    /// V4: `Edm.Decimal fractionalseconds(Edm.DateTimeOffset p0)`: the fraction of the second, 0 ≤ f < 1;
+    /// also `Edm.TimeOfDay`.
+    case fractionalseconds
+    /// V4: `date(Edm.DateTimeOffset p0)`: the date part. Strata has no `Edm.Date` type: the result is
+    /// the date-time at midnight (UTC), which compares with date literals such as `2020-01-01`.
+    case date
+    /// V4: `Edm.TimeOfDay time(Edm.DateTimeOffset p0)`: the time of day (UTC).
+    case time
+    /// V4: `Edm.DateTimeOffset now()`: the time the request is bound, in UTC.
+    case now
+    /// V4: `Edm.Int32 totaloffsetminutes(Edm.DateTimeOffset p0)`: the offset from UTC in minutes;
+    /// 0 for values that are stored as UTC instants (all of PostgreSQL's).
+    case totaloffsetminutes
+    /// V4: `Edm.DateTimeOffset maxdatetime()`: 9999-12-31T23:59:59.999999Z.
+    case maxdatetime
+    /// V4: `Edm.DateTimeOffset mindatetime()`: 0001-01-01T00:00:00Z.
+    case mindatetime
+
+    /// The functions a URL of `version` may call, in the order messages list them.
+    public static func functions(in version: ODataVersion) -> [QueryFunction] {
+        version.isV4 ? allCases.filter { $0 != .substringof } : allCases.filter { !$0.isV4Only }
+    }
+
+    /// True for the functions only V4 defines.
+    public var isV4Only: Bool {
+        switch self {
+        case .contains, .fractionalseconds, .date, .time, .now, .totaloffsetminutes, .maxdatetime, .mindatetime: return true
+        default: return false
+        }
+    }
 
     /// The function's name in a URL.
     public var name: String { rawValue }
@@ -54,10 +89,12 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
     /// How many arguments the function takes.
     public var arity: ClosedRange<Int> {
         switch self {
+        case .now, .maxdatetime, .mindatetime:
+            return 0...0
         case .length, .tolower, .toupper, .trim, .year, .month, .day, .hour, .minute, .second,
-             .round, .floor, .ceiling:
+             .round, .floor, .ceiling, .fractionalseconds, .date, .time, .totaloffsetminutes:
             return 1...1
-        case .substringof, .startswith, .endswith, .indexof, .concat:
+        case .substringof, .startswith, .endswith, .indexof, .concat, .contains:
             return 2...2
         case .substring:
             return 2...3
@@ -69,7 +106,7 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
     /// `1 argument`, `2 or 3 arguments`: the arity for messages.
     var arityDescription: String {
         let range = arity
-        if range.count == 1 { return range.lowerBound == 1 ? "1 argument" : "\(range.lowerBound) arguments" }
+        if range.count == 1 { return range.lowerBound == 0 ? "no arguments" : range.lowerBound == 1 ? "1 argument" : "\(range.lowerBound) arguments" }
         return "\(range.lowerBound) or \(range.upperBound) arguments"
     }
 
@@ -77,7 +114,7 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
     public var signatures: [String] {
         let s = "Edm.String", i = "Edm.Int32", b = "Edm.Boolean"
         switch self {
-        case .substringof, .startswith, .endswith: return ["\(name)(\(s), \(s)) -> \(b)"]
+        case .substringof, .startswith, .endswith, .contains: return ["\(name)(\(s), \(s)) -> \(b)"]
         case .length: return ["length(\(s)) -> \(i)"]
         case .indexof: return ["indexof(\(s), \(s)) -> \(i)"]
         case .replace: return ["replace(\(s), \(s), \(s)) -> \(s)"]
@@ -90,6 +127,11 @@ public enum QueryFunction: String, Sendable, Hashable, CaseIterable {
             return ["\(name)(Edm.DateTime) -> \(i)", "\(name)(Edm.DateTimeOffset) -> \(i)", "\(name)(Edm.Time) -> \(i)"]
         case .round, .floor, .ceiling:
             return ["\(name)(Edm.Decimal) -> Edm.Decimal", "\(name)(Edm.Double) -> Edm.Double"]
+        case .fractionalseconds: return ["fractionalseconds(Edm.DateTimeOffset) -> Edm.Decimal", "fractionalseconds(Edm.TimeOfDay) -> Edm.Decimal"]
+        case .date: return ["date(Edm.DateTimeOffset) -> Edm.Date"]
+        case .time: return ["time(Edm.DateTimeOffset) -> Edm.TimeOfDay"]
+        case .totaloffsetminutes: return ["totaloffsetminutes(Edm.DateTimeOffset) -> \(i)"]
+        case .now, .maxdatetime, .mindatetime: return ["\(name)() -> Edm.DateTimeOffset"]
         }
     }
 }

@@ -5,6 +5,8 @@ struct QueryToken: Sendable {
         case identifier(String)
         case literal(ODataValue)
         case openParen, closeParen, comma, slash, minus, dot
+        /// V4 only: the colon after a lambda's variable, `any(d:d/Price gt 5)`.
+        case colon
         case end
     }
 
@@ -15,22 +17,24 @@ struct QueryToken: Sendable {
 }
 
 /// Splits an expression into tokens. Literals are parsed here by ``ODataLiteral`` so that `$filter`
-/// accepts exactly the literal forms keys do.
+/// accepts exactly the literal forms keys do; under V4 the literal forms are V4's
+/// (`QueryLexer+V4.swift`): no prefixes or number suffixes, `duration'…'` and `binary'…'`.
 ///
 /// The lexer works on Unicode scalars, not Characters: a combining mark after a quote must not merge
 /// with it and hide the end of a string, and columns then count what people see in most editors.
 struct QueryLexer {
-    private let scalars: [Unicode.Scalar]
-    private let option: String
-    private var index = 0
+    let scalars: [Unicode.Scalar]
+    let option: String
+    let version: ODataVersion
+    var index = 0
 
     /// The keywords that are literals wherever they appear; V2 reserves them.
     private static let keywordLiterals: Set<String> = [
         "null", "true", "false", "NaN", "NaNd", "NaND", "NaNf", "NaNF", "INF", "INFd", "INFD", "INFf", "INFF",
     ]
 
-    static func tokenize(_ text: String, option: String) throws(ODataError) -> [QueryToken] {
-        var lexer = QueryLexer(scalars: Array(text.unicodeScalars), option: option)
+    static func tokenize(_ text: String, option: String, version: ODataVersion = .v2) throws(ODataError) -> [QueryToken] {
+        var lexer = QueryLexer(scalars: Array(text.unicodeScalars), option: option, version: version)
         var tokens: [QueryToken] = []
         while true {
             let token = try lexer.next()
@@ -39,14 +43,15 @@ struct QueryLexer {
         }
     }
 
-    private init(scalars: [Unicode.Scalar], option: String) {
+    private init(scalars: [Unicode.Scalar], option: String, version: ODataVersion) {
         self.scalars = scalars
         self.option = option
+        self.version = version
     }
 
-    private func scalar(at i: Int) -> Unicode.Scalar? { i < scalars.count ? scalars[i] : nil }
+    func scalar(at i: Int) -> Unicode.Scalar? { i < scalars.count ? scalars[i] : nil }
 
-    private func text(_ range: Range<Int>) -> String {
+    func text(_ range: Range<Int>) -> String {
         var view = String.UnicodeScalarView()
         view.append(contentsOf: scalars[range])
         return String(view)
@@ -62,6 +67,7 @@ struct QueryLexer {
         case ",": .comma
         case "/": .slash
         case ".": .dot
+        case ":" where version.isV4: .colon
         default: nil
         }
         if let single {
@@ -73,14 +79,19 @@ struct QueryLexer {
             index = end
             return QueryToken(kind: .literal(.string(unquote(start..<end))), column: start + 1, text: text(start..<end))
         }
-        if Self.isDigit(c) || (c == "-" && scalar(at: index + 1).map(Self.isDigit) == true) || isNegativeInfinity(at: index) {
+        if version.isV4, let token = try v4Literal(from: start) {
+            return token
+        }
+        // V4 allows a leading plus sign on numbers (`%2B42`).
+        let signed = c == "-" || (version.isV4 && c == "+")
+        if Self.isDigit(c) || (signed && scalar(at: index + 1).map(Self.isDigit) == true) || isNegativeInfinity(at: index) {
             return try number(from: start)
         }
         if c == "-" {
             index += 1
             return QueryToken(kind: .minus, column: start + 1, text: "-")
         }
-        if Self.isIdentifierStart(c) {
+        if Self.isIdentifierStart(c) || (version.isV4 && c == "$" && scalar(at: index + 1).map(Self.isIdentifierStart) == true) {
             return try identifierOrPrefixedLiteral(from: start)
         }
         throw QuerySyntaxError.make(option, "unexpected character \(QuerySyntaxError.quoted(String(c)))", column: start + 1)
@@ -115,6 +126,7 @@ struct QueryLexer {
             i += 1
         }
         index = i
+        if version.isV4 { try refuseSuffix(literal, column: start + 1) }
         do {
             let value = try ODataLiteral.parse(literal)
             return QueryToken(kind: .literal(value), column: start + 1, text: text(start..<i))
@@ -131,6 +143,9 @@ struct QueryLexer {
             let end = try quotedEnd(from: i)
             index = end
             let source = text(start..<end)
+            if version.isV4 {
+                return try v4PrefixedLiteral(name, body: unquote(i..<end), source: source, column: start + 1)
+            }
             do {
                 return QueryToken(kind: .literal(try ODataLiteral.parse(source)), column: start + 1, text: source)
             } catch {
@@ -138,14 +153,16 @@ struct QueryLexer {
             }
         }
         index = i
-        if Self.keywordLiterals.contains(name), let value = try? ODataLiteral.parse(name) {
+        // V4's grammar spells true and false in any case.
+        let keyword = version.isV4 && (name.lowercased() == "true" || name.lowercased() == "false") ? name.lowercased() : name
+        if (version.isV4 ? Self.v4KeywordLiterals : Self.keywordLiterals).contains(keyword), let value = try? ODataLiteral.parse(keyword) {
             return QueryToken(kind: .literal(value), column: start + 1, text: name)
         }
         return QueryToken(kind: .identifier(name), column: start + 1, text: name)
     }
 
     /// The index just past the quote that closes the string opening at `open`; `''` is an escaped quote.
-    private func quotedEnd(from open: Int) throws(ODataError) -> Int {
+    func quotedEnd(from open: Int) throws(ODataError) -> Int {
         var i = open + 1
         while let c = scalar(at: i) {
             if c == "'" {
@@ -158,7 +175,7 @@ struct QueryLexer {
                                     hint: "write a quote inside a string twice, as in 'O''Brien'")
     }
 
-    private func unquote(_ range: Range<Int>) -> String {
+    func unquote(_ range: Range<Int>) -> String {
         var view = String.UnicodeScalarView()
         var i = range.lowerBound + 1
         while i < range.upperBound - 1 {

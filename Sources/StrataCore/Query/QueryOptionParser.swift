@@ -9,9 +9,14 @@ public enum QueryOptionParser {
         try filter(text, limits: .default)
     }
 
+    /// Parses a `$filter` expression in the grammar of `version` (V1 and V2 share V2's).
+    public static func filter(_ text: String, version: ODataVersion) throws(ODataError) -> QueryExpression {
+        try filter(text, limits: .default, version: version)
+    }
+
     /// The same, under the server's limits.
-    package static func filter(_ text: String, limits: QueryLimits) throws(ODataError) -> QueryExpression {
-        var parser = try ExpressionParser(text, option: "$filter", limits: limits)
+    package static func filter(_ text: String, limits: QueryLimits, version: ODataVersion = .v2) throws(ODataError) -> QueryExpression {
+        var parser = try ExpressionParser(text, option: "$filter", limits: limits, version: version)
         let expression = try parser.parseExpression()
         guard parser.current.kind == .end else {
             if parser.current.kind == .closeParen {
@@ -28,10 +33,15 @@ public enum QueryOptionParser {
         try orderBy(text, limits: .default)
     }
 
+    /// Parses `$orderby` in the grammar of `version`.
+    public static func orderBy(_ text: String, version: ODataVersion) throws(ODataError) -> [OrderByItem] {
+        try orderBy(text, limits: .default, version: version)
+    }
+
     /// The same, under the server's limits.
-    package static func orderBy(_ text: String, limits: QueryLimits) throws(ODataError) -> [OrderByItem] {
+    package static func orderBy(_ text: String, limits: QueryLimits, version: ODataVersion = .v2) throws(ODataError) -> [OrderByItem] {
         var items: [OrderByItem] = []
-        var parser = try ExpressionParser(text, option: "$orderby", limits: limits)
+        var parser = try ExpressionParser(text, option: "$orderby", limits: limits, version: version)
         while true {
             let expression = try parser.parseExpression()
             var direction = SortDirection.ascending

@@ -65,8 +65,8 @@ extension QueryOptions {
 
     private mutating func apply(_ option: SystemQueryOption, _ value: String, limits: QueryLimits, version: ODataVersion) throws(ODataError) {
         switch option {
-        case .filter: filter = try QueryOptionParser.filter(value, limits: limits)
-        case .orderBy: orderBy = try QueryOptionParser.orderBy(value, limits: limits)
+        case .filter: filter = try QueryOptionParser.filter(value, limits: limits, version: version)
+        case .orderBy: orderBy = try QueryOptionParser.orderBy(value, limits: limits, version: version)
         case .top: top = try QueryOptionParser.top(value, limits: limits)
         case .skip: skip = try QueryOptionParser.skip(value)
         case .select: select = try QueryOptionParser.select(value)

@@ -2,18 +2,35 @@
 ///
 /// Canonical means: single spaces around binary operators, none inside calls, parentheses only where
 /// precedence needs them, literals as ``ODataLiteral/format(_:)`` writes them, type names quoted.
+///
+/// The functions without a version print V2; those with `version:` print that version's grammar.
+/// In V4, `substringof(a,b)` prints as `contains(b,a)` and literals take V4's forms (no prefixes or
+/// suffixes), so some come back as another type: Byte, SByte, Int16 and small Int64 values as
+/// `Edm.Int32`, Single as `Edm.Double`, and a date-time that is not midnight as `Edm.DateTimeOffset`
+/// (V4 has no `Edm.DateTime`; such values compare alike). In V2, `contains(a,b)` prints as
+/// `substringof(b,a)`; lambdas, `in` and `$count` have no V2 form and print as V4 writes them.
 public enum QueryPrinter {
     /// The text of a `$filter` (not percent-encoded).
     public static func filter(_ expression: QueryExpression) -> String {
+        filter(expression, version: .v2)
+    }
+
+    /// The text of a `$filter` in the grammar of `version` (not percent-encoded).
+    public static func filter(_ expression: QueryExpression, version: ODataVersion) -> String {
         var out = ""
-        write(expression, into: &out)
+        write(expression, version.isV4, into: &out)
         return out
     }
 
     /// The text of `$orderby`: `lastName desc,firstName`.
     public static func orderBy(_ items: [OrderByItem]) -> String {
+        orderBy(items, version: .v2)
+    }
+
+    /// The text of `$orderby` in the grammar of `version`.
+    public static func orderBy(_ items: [OrderByItem], version: ODataVersion) -> String {
         items.map { item in
-            filter(item.expression) + (item.direction == .descending ? " desc" : "")
+            filter(item.expression, version: version) + (item.direction == .descending ? " desc" : "")
         }.joined(separator: ",")
     }
 
@@ -36,10 +53,10 @@ public enum QueryPrinter {
         }
     }
 
-    private static func write(_ expression: QueryExpression, into out: inout String) {
+    private static func write(_ expression: QueryExpression, _ v4: Bool, into out: inout String) {
         switch expression {
         case .literal(let value):
-            out += ODataLiteral.format(value)
+            out += v4 ? v4Literal(value) : ODataLiteral.format(value)
         case .property(let path):
             out += path.description
         case .binary(let op, let lhs, let rhs):
@@ -54,43 +71,67 @@ public enum QueryPrinter {
                 leftmost = innerLhs
             }
             // Left associative: an equal-precedence operand needs parentheses only on the right.
-            write(leftmost, parenthesized: precedence(leftmost) < spine[spine.count - 1].op.precedence, into: &out)
+            write(leftmost, v4, parenthesized: precedence(leftmost) < spine[spine.count - 1].op.precedence, into: &out)
             for link in spine.reversed() {
                 out += " \(link.op.keyword) "
-                write(link.rhs, parenthesized: precedence(link.rhs) <= link.op.precedence, into: &out)
+                write(link.rhs, v4, parenthesized: precedence(link.rhs) <= link.op.precedence, into: &out)
             }
         case .unary(let op, let operand):
             out += op == .not ? "not " : "-"
             var parenthesized = precedence(operand) < ExpressionParser.unaryPrecedence
-            // `-5` would read back as the literal -5, and `-INFd` as negative infinity, not a negation.
-            if op == .negate, case .literal(let value) = operand, value.type?.isNumeric == true {
+            // `-5` would read back as the literal -5, and `-INFd` as negative infinity, not a negation;
+            // in V4 a date or time literal has no prefix either, and `-16:30:00` is no literal at all.
+            if op == .negate, case .literal(let value) = operand, value.type?.isNumeric == true || v4 {
                 parenthesized = true
             }
-            write(operand, parenthesized: parenthesized, into: &out)
-        case .call(let function, let arguments):
+            write(operand, v4, parenthesized: parenthesized, into: &out)
+        case .call(var function, var arguments):
+            // Each version's name for "p0 occurs in p1".
+            if v4, function == .substringof, arguments.count == 2 {
+                (function, arguments) = (.contains, arguments.reversed())
+            } else if !v4, function == .contains, arguments.count == 2 {
+                (function, arguments) = (.substringof, arguments.reversed())
+            }
             out += function.name + "("
             for (i, argument) in arguments.enumerated() {
                 if i > 0 { out += "," }
-                write(argument, into: &out)
+                write(argument, v4, into: &out)
             }
             out += ")"
         case .isOf(let operand, let typeName):
-            writeTypeCall("isof", operand, typeName, into: &out)
+            writeTypeCall("isof", operand, typeName, v4, into: &out)
         case .cast(let operand, let typeName):
-            writeTypeCall("cast", operand, typeName, into: &out)
+            writeTypeCall("cast", operand, typeName, v4, into: &out)
+        case .in(let operand, let items):
+            write(operand, v4, parenthesized: precedence(operand) <= ExpressionParser.unaryPrecedence, into: &out)
+            out += " in ("
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, v4, into: &out)
+            }
+            out += ")"
+        case .lambda(let path, let op, let variable, let predicate):
+            out += "\(path)/\(op.rawValue)("
+            if let variable, let predicate {
+                out += variable + ":"
+                write(predicate, v4, into: &out)
+            }
+            out += ")"
+        case .count(let path):
+            out += "\(path)/$count"
         }
     }
 
-    private static func write(_ expression: QueryExpression, parenthesized: Bool, into out: inout String) {
+    private static func write(_ expression: QueryExpression, _ v4: Bool, parenthesized: Bool, into out: inout String) {
         if parenthesized { out += "(" }
-        write(expression, into: &out)
+        write(expression, v4, into: &out)
         if parenthesized { out += ")" }
     }
 
-    private static func writeTypeCall(_ name: String, _ operand: QueryExpression?, _ typeName: String, into out: inout String) {
+    private static func writeTypeCall(_ name: String, _ operand: QueryExpression?, _ typeName: String, _ v4: Bool, into out: inout String) {
         out += name + "("
         if let operand {
-            write(operand, into: &out)
+            write(operand, v4, into: &out)
             out += ","
         }
         out += ODataLiteral.format(.string(typeName)) + ")"
@@ -108,14 +149,26 @@ extension QueryOptions {
     /// The options as a percent-encoded query string without the leading `?`, system options first
     /// in a fixed order, then custom options as given; empty when no option is set.
     public var queryString: String {
+        queryString(version: .v2)
+    }
+
+    /// The same in the grammar of `version`: V4 prints `$filter` and `$orderby` as V4 writes them and
+    /// counts with `$count=true` where V2 writes `$inlinecount=allpages`.
+    public func queryString(version: ODataVersion) -> String {
         var pairs: [(String, String)] = []
-        if let filter { pairs.append(("$filter", filter.text)) }
-        if !orderBy.isEmpty { pairs.append(("$orderby", QueryPrinter.orderBy(orderBy))) }
+        if let filter { pairs.append(("$filter", QueryPrinter.filter(filter, version: version))) }
+        if !orderBy.isEmpty { pairs.append(("$orderby", QueryPrinter.orderBy(orderBy, version: version))) }
         if let top { pairs.append(("$top", String(top))) }
         if let skip { pairs.append(("$skip", String(skip))) }
         if !select.isEmpty { pairs.append(("$select", QueryPrinter.select(select))) }
         if !expand.isEmpty { pairs.append(("$expand", QueryPrinter.expand(expand))) }
-        if let inlineCount { pairs.append(("$inlinecount", inlineCount.rawValue)) }
+        if let inlineCount {
+            if version.isV4 {
+                pairs.append(("$count", inlineCount == .allPages ? "true" : "false"))
+            } else {
+                pairs.append(("$inlinecount", inlineCount.rawValue))
+            }
+        }
         if let skipToken { pairs.append(("$skiptoken", skipToken)) }
         if let format { pairs.append(("$format", format)) }
         for option in customOptions { pairs.append((option.name, option.value)) }

@@ -11,11 +11,20 @@ struct FilterTranslator {
     /// The database names of the columns properties stand for.
     let names: StorageNames
     /// The alias of the table whose entities the expression is about.
-    let rootAlias: String
+    var rootAlias: String
     /// The name of the entity type at `rootAlias`.
-    let rootType: String
+    var rootType: String
     /// Aliases of the joined tables, by the navigation property names that reach them.
-    let joinAliases: [[String]: String]
+    var joinAliases: [[String]: String]
+    /// The scope number of `rootAlias`: 0 for the entity, n inside the subquery of the lambda nested
+    /// n deep (``BoundPropertyPath/scope``).
+    var scope = 0
+    /// The statements of the enclosing scopes inside a lambda's subquery, by scope number, for paths
+    /// of outer variables.
+    var enclosing: [Int: EnclosingScope] = [:]
+    /// What V4's lambdas and `$count` need to read related tables under the caller's row filters
+    /// (``RelatedTables``); without it (a grant's row filter, which has none) they read nothing.
+    var related: RelatedTables?
     /// How the service's SQLite date columns store their values (``DateForms``, by database
     /// names): a date column in another form than Strata's is compared in its own form.
     let dateForms: DateForms
@@ -60,6 +69,8 @@ struct FilterTranslator {
             let call = scalar(expression, as: .boolean)
             guard exact, Nullability.canBeNull(expression) else { return call }
             return .template(["COALESCE(", .expression(call), ", FALSE)"])
+        case .lambda(let lambda):
+            return lambdaCondition(lambda)
         default:
             // Arithmetic never has Boolean type; the binder guarantees it.
             return .template(["FALSE"])
@@ -171,9 +182,18 @@ struct FilterTranslator {
             let converted = type.flatMap { value.converted(to: $0) } ?? value
             return .value(converted)
         case .property(let path):
+            if path.scope != scope, let outer = enclosing[path.scope] {
+                let alias = path.navigation.isEmpty ? outer.alias : (outer.joinAliases[path.navigationNames] ?? outer.alias)
+                let owner = path.navigation.last?.targetType.name ?? outer.typeName
+                return .column(alias: alias, name: names.column(path.property.name, of: owner))
+            }
             let alias = path.navigation.isEmpty ? rootAlias : (joinAliases[path.navigationNames] ?? rootAlias)
             let owner = path.navigation.last?.targetType.name ?? rootType
             return .column(alias: alias, name: names.column(path.property.name, of: owner))
+        case .lambda:
+            return boolean(expression, exact: true)
+        case .count(let collection):
+            return count(collection)
         case .binary(let op, let lhs, let rhs, let operandType):
             if op.isComparison || op == .and || op == .or {
                 return boolean(expression, exact: true)

@@ -29,6 +29,9 @@ enum Nullability {
             return arguments.contains(where: canBeNull)
         case .cast(let operand):
             return canBeNull(operand)
+        case .lambda, .count:
+            // EXISTS and COUNT(*) are never null.
+            return false
         }
     }
 }

@@ -42,7 +42,7 @@ package struct ReadPlanner {
         try restrictPath(path, &query)
 
         let joined = JoinBuilder(storage: storage, aliasPrefix: "n")
-            .joins(from: PathPlanner.targetAlias, of: target.type, chains: bound.navigationJoins)
+            .joins(from: PathPlanner.targetAlias, of: target.type, chains: bound.rootJoins)
         for (index, table) in joined.tables.enumerated() {
             // A joined row the caller may not see reads as missing: its rule goes into the join condition.
             if let filter = try access.rowFilter(table.set.name) {
@@ -53,8 +53,9 @@ package struct ReadPlanner {
                 query.joins.append(joined.joins[index])
             }
         }
-        let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type.name,
+        var translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type.name,
                                           joinAliases: joined.aliases, dateForms: storage.dateForms)
+        translator.related = RelatedTables(storage: storage, access: access)
         if let filter = bound.filter {
             query.filter(translator.condition(filter))
         }

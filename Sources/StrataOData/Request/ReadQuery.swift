@@ -36,7 +36,7 @@ package enum ReadQuery {
         case .entities:
             break
         }
-        return try QueryBinder(model: call.service.model).bind(options, to: type, version: call.version)
+        return try QueryBinder(model: call.service.model, version: call.version).bind(options, to: type)
     }
 
     /// The type the options apply to: the target's, or for `$links` the linked entities'.

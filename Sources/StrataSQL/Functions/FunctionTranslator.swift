@@ -20,6 +20,14 @@ package struct FunctionTranslator {
             // substringof(p0, p1): p0 occurs in p1.
             return sqlite ? .template(["(instr(", .expression(a[1]), ", ", .expression(a[0]), ") > 0)"])
                           : .template(["(strpos(", .expression(a[1]), ", ", .expression(a[0]), ") > 0)"])
+        case .contains:
+            // V4's contains(p0, p1): p1 occurs in p0.
+            return call(.substringof, [a[1], a[0]], argumentTypes: argumentTypes.reversed(), resultType: resultType)
+        case .fractionalseconds, .date, .time, .totaloffsetminutes:
+            return v4DateFunction(function, a[0], type: argumentTypes.first ?? nil)
+        case .now, .maxdatetime, .mindatetime:
+            // Constants of the request: the binder made them literals.
+            return .null
         case .startswith:
             return .template(["(substr(", .expression(a[0]), ", 1, length(", .expression(a[1]), ")) = ", .expression(a[1]), ")"])
         case .endswith:

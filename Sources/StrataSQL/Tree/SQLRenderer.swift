@@ -188,6 +188,10 @@ package struct SQLRenderer {
             text += "EXISTS ("
             append(query)
             text += ")"
+        case .subquery(let query):
+            text += "("
+            append(query)
+            text += ")"
         case .template(let pieces):
             for piece in pieces {
                 switch piece {

@@ -28,6 +28,8 @@ package indirect enum SQLTerm: Sendable {
     case or([SQLTerm])
     case inList(SQLTerm, [SQLTerm])
     case exists(SelectQuery)
+    /// `(SELECT …)`: a subquery of one row and one column, used as a value (`Nav/$count`).
+    case subquery(SelectQuery)
     /// Fixed SQL text around sub-expressions, for functions and casts whose spelling differs per dialect.
     case template([SQLTemplatePiece])
 
