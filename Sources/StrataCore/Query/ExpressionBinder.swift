@@ -77,7 +77,9 @@ struct ExpressionBinder {
             }
             let (set, target) = try QueryBinder.target(of: navigation, in: model)
             guard !navigation.multiplicity.isCollection else {
-                throw error("\(walked) is a collection of \(target.qualifiedName); a \(option) path can only go through navigation properties that lead to a single entity")
+                // V4 reaches into collections with a lambda or counts them; V2 cannot.
+                let advice = version.isV4 ? "; test its members with a lambda, as in \(walked)/any(x: x/…), or count them with \(walked)/$count" : ""
+                throw error("\(walked) is a collection of \(target.qualifiedName); a \(option) path can only go through navigation properties that lead to a single entity" + advice)
             }
             hops.append(NavigationHop(sourceTypeName: type.qualifiedName, property: navigation, targetSet: set, targetType: target))
             type = target

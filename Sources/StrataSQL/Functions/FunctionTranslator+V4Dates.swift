@@ -1,8 +1,8 @@
 import StrataCore
 
 /// V4's date and time functions. Their results are in UTC, as `year` … `second` read date-times:
-/// `date` is the date-time at midnight (Strata has no `Edm.Date`), `time` the time of day to the
-/// second on SQLite, `fractionalseconds` the fraction of the second. `totaloffsetminutes` reads the
+/// `date` is the date-time at midnight (Strata has no `Edm.Date`), `time` the time of day (to the
+/// millisecond on SQLite), `fractionalseconds` the fraction of the second. `totaloffsetminutes` reads the
 /// offset a SQLite value was written with; PostgreSQL's `timestamptz` keeps none, so there it is 0.
 extension FunctionTranslator {
     func v4DateFunction(_ function: QueryFunction, _ value: SQLTerm, type: EDMPrimitiveType?) -> SQLTerm {
@@ -16,7 +16,10 @@ extension FunctionTranslator {
             return sqlite ? .template(["strftime('%Y-%m-%d 00:00:00.000', ", .expression(value), ")"])
                           : .template(["date_trunc('day', ", .expression(utc), ")"])
         case .time:
-            return sqlite ? .template(["strftime('%H:%M:%S', ", .expression(value), ")"])
+            // SQLite's `%f` is seconds with milliseconds; whole seconds are written without them, as
+            // Edm.Time literals and columns are.
+            return sqlite ? .template(["(CASE WHEN strftime('%f', ", .expression(value), ") LIKE '%.000' THEN strftime('%H:%M:%S', ",
+                                       .expression(value), ") ELSE strftime('%H:%M:%f', ", .expression(value), ") END)"])
                           : .template(["CAST(", .expression(utc), " AS time)"])
         case .fractionalseconds:
             if sqlite {
