@@ -19,6 +19,7 @@ extension DataService {
         do {
             var model = try MetadataReader.read(Data(response.body))
             model.serviceName = rootURL.lastPathComponent
+            await models.remember(model)
             return model
         } catch let error as StrataError {
             throw error

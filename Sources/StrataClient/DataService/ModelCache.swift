@@ -6,6 +6,11 @@ import StrataCore
 actor ModelCache {
     private var loading: Task<ServiceModel?, Never>?
 
+    /// Keeps a model read by ``DataService/model()``, unless one is already kept or being read.
+    func remember(_ model: ServiceModel) {
+        if loading == nil { loading = Task { model } }
+    }
+
     func model(_ load: @escaping @Sendable () async -> ServiceModel?) async -> ServiceModel? {
         if let loading { return await loading.value }
         let task = Task { await load() }

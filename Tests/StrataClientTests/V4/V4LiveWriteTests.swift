@@ -16,8 +16,9 @@ struct V4LiveWriteTests {
     func create() async throws {
         try await withFreshServer { server in
             let service = try await server.signedInService("cardealer", maxVersion: .v4)
+            let recorder = await RequestRecorder.on(service)
             let created = try await service.set("Person").create(NewPerson(firstName: "Ann", lastName: "Lee", ssn: "123-45-6789"))
-            let sent = try #require(await service.connection.lastExchange?.request)
+            let sent = try #require(recorder.last)
             #expect(sent.method == .post)
             #expect(sent.headers["OData-Version"] == "4.0")
             let id = try created.value("personID", as: Int.self)
@@ -28,7 +29,7 @@ struct V4LiveWriteTests {
 
             let date = Date(timeIntervalSince1970: 1_099_242_508.44)
             let car = try await service.set("Car").create(NewCar(make: "Saab", model: "900", manufactureDate: date), as: Car.self)
-            let body = String(decoding: try #require(await service.connection.lastExchange?.request.body), as: UTF8.self)
+            let body = String(decoding: try #require(recorder.last?.body), as: UTF8.self)
             #expect(body.contains("\"2004-10-31T17:08:28.440Z\""), "\(body)")
             #expect(car.manufactureDate == date)
             // The same car read through V2 has the same values.
@@ -102,12 +103,13 @@ struct V4LiveWriteTests {
         try await withFreshServer { server in
             for version in [ODataVersion.v4, .v2] {
                 let service = try await server.signedInService("cardealer", maxVersion: version)
+                let recorder = await RequestRecorder.on(service)
                 let link = try await service.set("PersonCar").create(Nothing(), binding: [
                     .to("Person", service.set("Person").key(4)),
                     .to("Car", service.set("Car").key(5)),
                 ])
                 if version.isV4 {
-                    let body = String(decoding: try #require(await service.connection.lastExchange?.request.body), as: UTF8.self)
+                    let body = String(decoding: try #require(recorder.last?.body), as: UTF8.self)
                     #expect(body.contains("\"Person@odata.bind\":\"http://localhost:\(server.port)/cardealer/Person(4)\""), "\(body)")
                 }
                 #expect(link["personID"] == .int32(4) && link["carID"] == .int32(5), "\(version)")
@@ -119,7 +121,7 @@ struct V4LiveWriteTests {
                 let before = try await owner.links("PersonCar")
                 let path = try linkQuery.url().path
                 #expect(before.contains { $0.path == path }, "\(version)")
-                if version.isV4 { #expect(await service.connection.lastExchange?.request.url.path.hasSuffix("/PersonCar/$ref") == true) }
+                if version.isV4 { #expect(recorder.last?.url.path.hasSuffix("/PersonCar/$ref") == true) }
                 try await service.set("Person").key(5).addLink("PersonCar", to: linkQuery)
                 #expect(try await linkQuery.get()["personID"] == .int32(5), "\(version)")
                 try await linkQuery.setLink("Car", to: service.set("Car").key(7))
