@@ -14,13 +14,19 @@ public struct DataService: Sendable {
     /// The service root relative to the connection's base URL: `cardealer/`, or empty when the base
     /// URL is the service root.
     public let rootPath: String
-    /// The highest OData version to accept, sent as `MaxDataServiceVersion`. Version 1 servers and
-    /// clients write collections as bare arrays; responses of both shapes are read either way.
-    /// The client reads V1 and V2 answers: `.v4`, sent as `MaxDataServiceVersion: 4.0`, is answered
-    /// in V2, the highest version both sides speak.
+    /// The OData version to speak: ``ODataVersion/v2`` (the default) or ``ODataVersion/v1`` send
+    /// `MaxDataServiceVersion` and read verbose JSON; ``ODataVersion/v4`` sends `OData-MaxVersion: 4.0`
+    /// and `Accept: application/json;odata.metadata=minimal`, writes with `PATCH` and `@odata.bind`,
+    /// and reads V4 JSON and CSDL 4.0 — from Strata or from any other V4 service.
+    ///
+    /// Answers are read in the version they come in whatever this says: a service that answers
+    /// `OData-Version: 4.0` (one that speaks only V4) is read as V4, a bare array as V1. See
+    /// <doc:TalkingToV4Services>.
     public var maxVersion: ODataVersion
     /// The ETags of entities this service has read and written, shared by copies of the service.
     public let etags: ETagTracker
+    /// The model, when a V4 answer needed it to complete its entities' ids.
+    let models: ModelCache
 
     /// A service at `path` below the connection's base URL (`"cardealer"`), or at the base URL itself.
     public init(connection: Connection, path: String = "", maxVersion: ODataVersion = .v2) {
@@ -29,6 +35,7 @@ public struct DataService: Sendable {
         self.rootPath = trimmed.isEmpty || trimmed.hasSuffix("/") ? String(trimmed) : trimmed + "/"
         self.maxVersion = maxVersion
         self.etags = ETagTracker()
+        self.models = ModelCache()
     }
 
     /// A service whose root is `url`, with a connection of its own.
@@ -51,9 +58,11 @@ public struct DataService: Sendable {
         ODataQuery(service: self, path: path, options: options)
     }
 
-    /// The names of the service's entity sets, from its service document.
+    /// The names of the service's entity sets, from its service document (V2's `EntitySets`, or
+    /// the `EntitySet` entries of V4's `value`).
     public func entitySets() async throws(StrataError) -> [String] {
         let response = try await send(StrataRequest(.get, rootPath))
+        if let names = try ResponseReader.serviceDocumentV4(response) { return names }
         let content = try ResponseReader.wrapped(response)
         guard let names = content["EntitySets"]?.arrayValue?.compactMap(\.stringValue) else {
             throw ResponseReader.invalid(response, "The service document has no EntitySets list")
@@ -61,7 +70,8 @@ public struct DataService: Sendable {
         return names
     }
 
-    /// The service's `$metadata` document (EDMX, XML) as text.
+    /// The service's `$metadata` document (EDMX, XML) as text: CSDL 2.0 in V2, CSDL 4.0 when
+    /// ``maxVersion`` is ``ODataVersion/v4``.
     public func metadataDocument() async throws(StrataError) -> String {
         try await send(StrataRequest(.get, rootPath + "$metadata", headers: ["Accept": "application/xml"])).text
     }
@@ -75,18 +85,13 @@ public struct DataService: Sendable {
     @discardableResult
     public func send(_ request: StrataRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> StrataResponse {
         var request = request
-        if request.headers["MaxDataServiceVersion"] == nil {
-            request.headers["MaxDataServiceVersion"] = "\(maxVersion.rawValue).0"
-        }
-        if request.body != nil, request.headers["DataServiceVersion"] == nil {
-            request.headers["DataServiceVersion"] = "\(maxVersion.rawValue).0"
-        }
+        VersionHeaders(version: maxVersion).add(to: &request)
         return try await connection.send(request, progress: progress).requireSuccess()
     }
 
     /// The connection-relative path of a resource below the service root, with a query string.
     public func path(_ resource: ResourcePath, options: QueryOptions = QueryOptions()) -> String {
-        let query = options.queryString
+        let query = options.queryText(for: maxVersion)
         return rootPath + resource.urlText + (query.isEmpty ? "" : "?" + query)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import StrataCore
 
-/// Every entity of a query, page after page: the sequence follows `__next` links until the last page.
+/// Every entity of a query, page after page: the sequence follows next-page links (`__next` in V2,
+/// `@odata.nextLink` in V4) until the last page.
 ///
 /// Pages are requested one at a time as you iterate, so memory holds one page however many entities
 /// there are; stopping early sends no further requests.
@@ -39,7 +40,7 @@ public struct EntitySequence<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-/// The pages of a query, following `__next` links; see ``ODataQuery/pages()``.
+/// The pages of a query, following next-page links; see ``ODataQuery/pages()``.
 public struct PageSequence: AsyncSequence, Sendable {
     public typealias Element = EntityPage
 
@@ -60,13 +61,13 @@ public struct PageSequence: AsyncSequence, Sendable {
             guard let path = pending else { return nil }
             pending = nil
             let response = try await service.send(StrataRequest(.get, path))
-            let page = try ResponseReader.page(response)
+            let page = await service.completed(try ResponseReader.page(response))
             await service.etags.record(page.entities)
             if let next = page.nextLink?.absoluteString {
                 // A server that hands out a link it already gave would make this loop forever.
                 visited.insert(path)
                 guard visited.insert(next).inserted else {
-                    throw ResponseReader.invalid(response, "The server's __next link \(next) repeats an earlier page")
+                    throw ResponseReader.invalid(response, "The server's next-page link \(next) repeats an earlier page")
                 }
                 pending = next
             }

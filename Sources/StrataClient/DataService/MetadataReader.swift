@@ -8,6 +8,10 @@ extension DataService {
     /// The service's Entity Data Model, read from `$metadata`: entity types with their properties'
     /// EDM types, keys and navigation properties, entity sets and associations.
     ///
+    /// Both CSDL 2.0 (V2) and CSDL 4.0 (V4, from Strata or any other V4 service) are read; a V4
+    /// model's associations are made from its navigation properties' partners and referential
+    /// constraints, and its types are mapped as ``EDMPrimitiveType/init(v4Name:)`` says.
+    ///
     /// With it, ``Entity/value(_:in:)`` reads every property as its declared type, which the JSON alone
     /// cannot say (an `Edm.Int64` and an `Edm.String` are both JSON strings).
     public func model() async throws(StrataError) -> ServiceModel {
@@ -15,6 +19,7 @@ extension DataService {
         do {
             var model = try MetadataReader.read(Data(response.body))
             model.serviceName = rootURL.lastPathComponent
+            await models.remember(model)
             return model
         } catch let error as StrataError {
             throw error
@@ -40,20 +45,31 @@ extension Entity {
     }
 }
 
-/// Reads the EDMX document that `$metadata` serves (CSDL 1.0–2.0 as OData V2 uses it).
+/// Reads the EDMX document that `$metadata` serves: CSDL 1.0–2.0 as OData V2 uses it, or CSDL 4.0
+/// (``MetadataReaderV4``), told apart by the namespace of the document's elements.
 enum MetadataReader {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// The namespace of CSDL 4.0's elements (`…/edm`) and of its `Edmx` wrapper (`…/edmx`).
+    static let v4Namespace = "http://docs.oasis-open.org/odata/ns/edm"
+
     static func read(_ data: Data) throws -> ServiceModel {
+        if String(decoding: data.prefix(4096), as: UTF8.self).contains(v4Namespace) {
+            return try MetadataReaderV4.read(data)
+        }
         let handler = Handler()
+        try parse(data, with: handler)
+        return try handler.model()
+    }
+
+    static func parse(_ data: Data, with handler: some XMLParserDelegate) throws {
         let parser = XMLParser(data: data)
         parser.delegate = handler
         guard parser.parse() else {
             throw Failure(description: parser.parserError.map { "\($0)" } ?? "malformed XML")
         }
-        return try handler.model()
     }
 
     /// Collects the schema's elements as the parser meets them.

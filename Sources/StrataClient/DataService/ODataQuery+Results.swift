@@ -5,22 +5,22 @@ extension ODataQuery {
     /// The first page of the collection, with ``EntityPage/count`` when ``inlineCount(_:)`` was asked
     /// for and ``EntityPage/nextLink`` when there are more.
     public func page() async throws(StrataError) -> EntityPage {
-        let page = try ResponseReader.page(try await service.send(StrataRequest(.get, requestPath)))
+        let page = await service.completed(try ResponseReader.page(try await service.send(StrataRequest(.get, requestPath))))
         await service.etags.record(page.entities)
         return page
     }
 
-    /// The pages of the collection, following `__next` links.
+    /// The pages of the collection, following `__next` (V2) or `@odata.nextLink` (V4) links.
     public func pages() -> PageSequence {
         PageSequence(service: service, firstPath: requestPath)
     }
 
-    /// Every entity of the collection, following `__next` links as you iterate.
+    /// Every entity of the collection, following next-page links as you iterate.
     public func entities() -> EntitySequence<Entity> {
         EntitySequence(service: service, firstPath: requestPath, transform: { $0 })
     }
 
-    /// Every entity of the collection decoded as `type`, following `__next` links as you iterate.
+    /// Every entity of the collection decoded as `type`, following next-page links as you iterate.
     public func entities<T: Decodable & Sendable>(as type: T.Type) -> EntitySequence<T> {
         EntitySequence(service: service, firstPath: requestPath, transform: { entity throws(StrataError) in try entity.decode(as: type) })
     }
@@ -50,7 +50,7 @@ extension ODataQuery {
     /// - Throws: ``StrataError/Kind/notFound`` when it does not exist.
     public func get() async throws(StrataError) -> Entity {
         let response = try await service.send(StrataRequest(.get, requestPath))
-        let entity = try ResponseReader.entity(response)
+        let entity = await service.completed(try ResponseReader.entity(response), from: response)
         await service.record(entity, from: response)
         return entity
     }
@@ -100,13 +100,12 @@ extension ODataQuery {
     /// for tools that take any URL, such as `strata get`.
     public func fetch() async throws(StrataError) -> FetchResult {
         let response = try await service.send(StrataRequest(.get, requestPath))
-        let content = try ResponseReader.wrapped(response)
-        if content.arrayValue != nil || (content["results"]?.arrayValue != nil && content["__metadata"] == nil) {
-            let page = try ResponseReader.page(response)
+        if try ResponseReader.isCollection(response) {
+            let page = await service.completed(try ResponseReader.page(response))
             await service.etags.record(page.entities)
             return .collection(page)
         }
-        let entity = try ResponseReader.entity(response)
+        let entity = await service.completed(try ResponseReader.entity(response), from: response)
         await service.record(entity, from: response)
         return .entity(entity)
     }
@@ -114,7 +113,7 @@ extension ODataQuery {
 
 extension DataService {
     /// Records a single entity's ETag: the response's `ETag` header when there is one (it is the
-    /// authoritative version of a single-entity response), else `__metadata.etag`.
+    /// authoritative version of a single-entity response), else `__metadata.etag` or `@odata.etag`.
     func record(_ entity: Entity, from response: StrataResponse) async {
         await etags.record(entity)
         if let header = response.headers["ETag"], let uri = entity.uri {
@@ -122,7 +121,7 @@ extension DataService {
         }
     }
 
-    /// The pages of a collection starting at a `__next` link (or any collection URL).
+    /// The pages of a collection starting at a next-page link (or any collection URL).
     public func pages(from link: URL) -> PageSequence {
         PageSequence(service: self, firstPath: link.absoluteString)
     }

@@ -2,7 +2,7 @@ import Foundation
 import StrataCore
 
 /// One entity as the server sent it, read without a Swift type: properties by name, its
-/// `__metadata`, and expanded navigation properties.
+/// `__metadata` (V2) or `@odata` control information (V4), and expanded navigation properties.
 ///
 /// ```swift
 /// let person = try await service.set("Person").key(1).expand("PersonCar/Car").get()
@@ -18,7 +18,11 @@ import StrataCore
 /// and `Edm.Decimal`, which travel as strings, and `value(_:in:)` reads the type the service's
 /// ``DataService/model()`` declares.
 public struct Entity: Sendable, Hashable {
-    /// The entity's JSON object exactly as received, `__metadata` included.
+    /// The entity's JSON object as received, `__metadata` included.
+    ///
+    /// In V4 the client completes minimal metadata as full metadata would have it: it adds
+    /// `@odata.id` (computed from the entity set and the key) and `@odata.type` when the service
+    /// left them out, and makes a relative `@odata.id` absolute.
     public let json: JSONObject
 
     /// An entity over a JSON object from a response (or one you built, for tests and previews).
@@ -26,19 +30,22 @@ public struct Entity: Sendable, Hashable {
         self.json = json
     }
 
-    /// The `__metadata` object, when the server sent one.
+    /// The entity's URL, type and ETag: V2's `__metadata` object, or V4's `@odata.id`,
+    /// `@odata.type` and `@odata.etag`; nil when the server sent none of them.
     public var metadata: EntityMetadata? {
-        guard case .object(let object)? = json["__metadata"] else { return nil }
-        return EntityMetadata(uri: object["uri"]?.stringValue.flatMap(URL.init(string:)),
-                              type: object["type"]?.stringValue,
-                              etag: object["etag"]?.stringValue)
+        if case .object(let object)? = json["__metadata"] {
+            return EntityMetadata(uri: object["uri"]?.stringValue.flatMap(URL.init(string:)),
+                                  type: object["type"]?.stringValue,
+                                  etag: object["etag"]?.stringValue)
+        }
+        return ControlInformation(json).metadata
     }
 
-    /// The entity's canonical URL, from `__metadata.uri`.
+    /// The entity's canonical URL, from `__metadata.uri` (V2) or `@odata.id` (V4).
     public var uri: URL? { metadata?.uri }
-    /// The namespace-qualified type name, from `__metadata.type`.
+    /// The namespace-qualified type name, from `__metadata.type` (V2) or `@odata.type` (V4).
     public var type: String? { metadata?.type }
-    /// The ETag, from `__metadata.etag`.
+    /// The ETag, from `__metadata.etag` (V2) or `@odata.etag` (V4).
     public var etag: String? { metadata?.etag }
 
     /// Names of the primitive properties, in the order the server wrote them.
@@ -46,7 +53,7 @@ public struct Entity: Sendable, Hashable {
         json.entries.compactMap { entry in
             switch entry.value {
             case .object, .array: return nil
-            default: return entry.key.hasPrefix("__") ? nil : entry.key
+            default: return ControlInformation.isControl(entry.key) ? nil : entry.key
             }
         }
     }
@@ -55,7 +62,7 @@ public struct Entity: Sendable, Hashable {
     public var navigationNames: [String] {
         json.entries.compactMap { entry in
             switch entry.value {
-            case .object, .array: return entry.key.hasPrefix("__") ? nil : entry.key
+            case .object, .array: return ControlInformation.isControl(entry.key) ? nil : entry.key
             default: return nil
             }
         }
@@ -125,9 +132,14 @@ public struct Entity: Sendable, Hashable {
         }
     }
 
-    /// A navigation property: deferred (its URL) or expanded (its entities); nil when absent.
+    /// A navigation property: deferred (its URL: V2's `__deferred`, V4's `@odata.navigationLink`)
+    /// or expanded (its entities); nil when absent.
     public func navigation(_ name: String) -> NavigationValue? {
-        guard let value = json[name] else { return nil }
+        guard let value = json[name] else {
+            // V4's full metadata names a navigation it did not expand by its link.
+            guard let link = json[name + "@odata.navigationLink"]?.stringValue else { return nil }
+            return .deferred(URL(string: link, relativeTo: uri)?.absoluteURL)
+        }
         switch value {
         case .null:
             return .entity(nil)

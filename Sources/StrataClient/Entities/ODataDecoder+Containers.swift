@@ -24,14 +24,14 @@ struct SingleValueContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
 }
 
-/// Reads an entity or any other JSON object. `__metadata` is not among ``allKeys`` but can still be
-/// asked for by name.
+/// Reads an entity or any other JSON object. `__metadata` and V4's annotations (names with an `@`)
+/// are not among ``allKeys`` but can still be asked for by name.
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: JSONObject
     let codingPath: [any CodingKey]
 
     var allKeys: [Key] {
-        object.keys.filter { $0 != "__metadata" }.compactMap { Key(stringValue: $0) }
+        object.keys.filter { $0 != "__metadata" && !$0.contains("@") }.compactMap { Key(stringValue: $0) }
     }
 
     func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }

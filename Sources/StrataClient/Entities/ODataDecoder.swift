@@ -1,13 +1,15 @@
 import Foundation
 import StrataCore
 
-/// Decodes OData V2 verbose JSON into `Decodable` types.
+/// Decodes OData JSON — V2 verbose JSON and V4 JSON — into `Decodable` types.
 ///
 /// It reads the wire format so your models do not have to:
 /// - a response's `{"d": …}` wrapper, and a collection's `{"results": […], "__count", "__next"}`
-///   wrapper (V2) or bare array (V1), wherever an array is expected, including expanded navigation;
-/// - `__metadata` is skipped (declare `__metadata: EntityMetadata?` to keep it), a deferred
-///   navigation property (`{"__deferred": …}`) decodes as `nil`;
+///   wrapper (V2), bare array (V1) or `{"value": […], "@odata.count", …}` (V4), wherever an array
+///   is expected, including expanded navigation;
+/// - `__metadata` and V4's control information (`@odata.etag`, `Nav@odata.navigationLink`, …) are
+///   skipped (declare `__metadata: EntityMetadata?` to keep V2's), a deferred navigation property
+///   (`{"__deferred": …}`) decodes as `nil`;
 /// - `Date` from `"/Date(ms)/"`, `"/Date(ms+0100)/"` or ISO 8601; `Int64`, `Decimal` and the other
 ///   numbers from JSON numbers or strings; `Data` from base64; `Double` from `"NaN"`, `"INF"`, `"-INF"`;
 ///   `UUID`, `URL`, and StrataCore's ``ODataDateTime``, ``ODataDateTimeOffset`` and ``ODataTime``.
@@ -112,12 +114,15 @@ struct ValueDecoder: Decoder {
             return UnkeyedContainer(items: items, codingPath: codingPath)
         case .object(let object):
             if case .array(let items)? = object["results"] { return UnkeyedContainer(items: items, codingPath: codingPath) }
+            if case .array(let items)? = object["value"], object.keys.allSatisfy({ $0 == "value" || $0.hasPrefix("@") }) {
+                return UnkeyedContainer(items: items, codingPath: codingPath)
+            }
             if object["__deferred"] != nil {
                 throw DecodingError.valueNotFound(
                     [String].self,
                     .init(codingPath: codingPath, debugDescription: "The navigation property is not expanded; expand it or make it optional"))
             }
-            throw mismatch([String].self, "an array or a {\"results\": […]} collection")
+            throw mismatch([String].self, "an array, a {\"results\": […]} or a {\"value\": […]} collection")
         default:
             throw mismatch([String].self, "an array")
         }

@@ -1,10 +1,12 @@
 import Foundation
 import StrataCore
 
-/// Encodes `Encodable` values as OData V2 verbose JSON request bodies.
+/// Encodes `Encodable` values as OData request bodies: V2 verbose JSON, or V4 JSON.
 ///
-/// Values take the forms the server reads most exactly: `Date` as `"/Date(ms)/"`, `Int64`, `UInt64`
-/// and `Decimal` as strings (JavaScript numbers would lose digits), `Data` as base64, non-finite
+/// Values take the forms the server reads most exactly. In V2: `Date` as `"/Date(ms)/"`, `Int64`,
+/// `UInt64` and `Decimal` as strings (JavaScript numbers would lose digits), `Data` as base64. In
+/// V4: `Date` in ISO 8601 (`"2009-10-31T17:08:28.440Z"`), `Int64`, `UInt64` and `Decimal` as JSON
+/// numbers with every digit, `Data` as base64url. In both, non-finite
 /// doubles as `"NaN"`, `"INF"`, `"-INF"`, UUIDs in lowercase. Nested values and arrays are written
 /// inline, which is how a deep insert sends related entities with their parent. Optional properties
 /// that are `nil` are left out by synthesized `Encodable` conformances, which is what a partial
@@ -15,12 +17,18 @@ import StrataCore
 /// let body = try ODataEncoder().encode(NewPerson(firstName: "Ann", lastName: "Lee"))
 /// ```
 public struct ODataEncoder: Sendable {
-    /// An encoder; it has no options, because the wire format has none.
-    public init() {}
+    /// The OData version whose JSON the encoder writes.
+    public var version: ODataVersion
+
+    /// An encoder for the JSON of `version`: verbose JSON for ``ODataVersion/v1`` and
+    /// ``ODataVersion/v2``, V4 JSON for ``ODataVersion/v4``.
+    public init(version: ODataVersion = .v2) {
+        self.version = version
+    }
 
     /// The value as a JSON value.
     public func encode(_ value: some Encodable) throws -> JSONValue {
-        let root = EncodingNode()
+        let root = EncodingNode(v4: version.isV4)
         try ValueEncoder(node: root, codingPath: []).encodeValue(value)
         return root.json
     }
@@ -44,6 +52,12 @@ final class EncodingNode {
     }
 
     var content: Content = .empty
+    /// Whether values take V4's forms; children inherit it.
+    let v4: Bool
+
+    init(v4: Bool) {
+        self.v4 = v4
+    }
 
     var json: JSONValue {
         switch content {
@@ -58,7 +72,7 @@ final class EncodingNode {
         var members: [(key: String, node: EncodingNode)] = []
         if case .object(let existing) = content { members = existing }
         if let found = members.first(where: { $0.key == key }) { return found.node }
-        let node = EncodingNode()
+        let node = EncodingNode(v4: v4)
         members.append((key, node))
         content = .object(members)
         return node
@@ -67,7 +81,7 @@ final class EncodingNode {
     func appendChild() -> EncodingNode {
         var items: [EncodingNode] = []
         if case .array(let existing) = content { items = existing }
-        let node = EncodingNode()
+        let node = EncodingNode(v4: v4)
         items.append(node)
         content = .array(items)
         return node
@@ -102,8 +116,10 @@ struct ValueEncoder: Encoder {
     /// (`Date` as seconds, `Decimal` as a structure, `Data` as bytes) the OData way.
     func encodeValue<T: Encodable>(_ value: T) throws {
         switch value {
+        case let date as Date where node.v4: set(.string(ODataDateTime(date).isoString + "Z"))
         case let date as Date: set(.string("/Date(\(ODataDateTime(date).millisecondsSince1970))/"))
-        case let decimal as Decimal: set(.string(decimal.description))
+        case let decimal as Decimal: set(node.v4 ? .number(decimal.description) : .string(decimal.description))
+        case let data as Data where node.v4: set(.string(Base64URL.encode(Array(data))))
         case let data as Data: set(.string(data.base64EncodedString()))
         case let url as URL: set(.string(url.absoluteString))
         case let uuid as UUID: set(.string(uuid.uuidString.lowercased()))
@@ -131,12 +147,12 @@ struct SingleEncoder: SingleValueEncodingContainer {
     mutating func encode(_ value: Int8) throws { encoder.set(.number(String(value))) }
     mutating func encode(_ value: Int16) throws { encoder.set(.number(String(value))) }
     mutating func encode(_ value: Int32) throws { encoder.set(.number(String(value))) }
-    mutating func encode(_ value: Int64) throws { encoder.set(.string(String(value))) }
+    mutating func encode(_ value: Int64) throws { encoder.set(encoder.node.v4 ? .number(String(value)) : .string(String(value))) }
     mutating func encode(_ value: UInt) throws { encoder.set(.number(String(value))) }
     mutating func encode(_ value: UInt8) throws { encoder.set(.number(String(value))) }
     mutating func encode(_ value: UInt16) throws { encoder.set(.number(String(value))) }
     mutating func encode(_ value: UInt32) throws { encoder.set(.number(String(value))) }
-    mutating func encode(_ value: UInt64) throws { encoder.set(.string(String(value))) }
+    mutating func encode(_ value: UInt64) throws { encoder.set(encoder.node.v4 ? .number(String(value)) : .string(String(value))) }
     mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value) }
 }
 

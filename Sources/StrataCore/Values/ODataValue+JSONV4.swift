@@ -35,3 +35,19 @@ extension EDMPrimitiveType {
         }
     }
 }
+
+extension EDMPrimitiveType {
+    /// The type a CSDL 4.0 primitive type name reads as: the V2 name where both versions have it,
+    /// `Edm.Date` as ``dateTime`` (at midnight), `Edm.TimeOfDay` and `Edm.Duration` as ``time``
+    /// (V2's `Edm.Time` is a duration; durations of a day or more do not fit it). Nil for the types
+    /// with no counterpart: `Edm.Stream`, the geography and geometry types, and any name outside `Edm`.
+    public init?(v4Name name: String) {
+        switch name {
+        case "Edm.Date": self = .dateTime
+        case "Edm.TimeOfDay", "Edm.Duration": self = .time
+        default:
+            guard let type = EDMPrimitiveType(rawValue: name) else { return nil }
+            self = type
+        }
+    }
+}
