@@ -16,7 +16,8 @@ package struct QueryBinder: Sendable {
 
     /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target).
     package func bind(_ options: QueryOptions, to entityType: EntityType) throws(ODataError) -> BoundQuery {
-        BoundQuery(
+        if !options.apply.isEmpty { return try bindApply(options, to: entityType) }
+        return BoundQuery(
             entityType: entityType,
             filter: try options.filter.map { (e) throws(ODataError) in try bindFilter(e, on: entityType) },
             orderBy: try bindOrderBy(options.orderBy, on: entityType),

@@ -117,6 +117,10 @@ package struct SQLRenderer {
             text += " WHERE "
             append(predicate)
         }
+        for (index, term) in query.groupBy.enumerated() {
+            text += index == 0 ? " GROUP BY " : ", "
+            append(term)
+        }
         if !query.orderBy.isEmpty {
             text += " ORDER BY "
             for (index, item) in query.orderBy.enumerated() {

@@ -132,6 +132,8 @@ package struct SelectQuery: Sendable {
     package var alias: String
     package var joins: [JoinClause] = []
     package var predicate: SQLTerm?
+    /// `GROUP BY` terms (`$apply`'s groupby); empty for none.
+    package var groupBy: [SQLTerm] = []
     package var orderBy: [OrderTerm] = []
     package var limit: Int?
     package var offset: Int?
