@@ -28,6 +28,7 @@ package struct ReadOperation: Sendable {
         switch path.terminal {
         case .entities:
             guard path.target.isCollection else { return try await singleEntity() }
+            if let apply = query.apply { return try await aggregated(apply) }
             let plan = try planner.plan(path, query)
             return .entities(try await rows(plan), shape: plan.shape)
         case .property(let property):
@@ -72,6 +73,16 @@ package struct ReadOperation: Sendable {
                                   prepare: { rows in try await loader.load(rows, expansions) })
         if try await rows.start() == 0 { try await requireParent() }
         return rows
+    }
+
+    /// A read with `$apply`: aggregated in one statement (``AggregatePlanner``).
+    private func aggregated(_ apply: BoundApply) async throws -> ReadResult {
+        let plan = try AggregatePlanner(service: service, access: access).plan(path, apply)
+        let pageSize = service.settings.pageSize ?? call.settings.pageSize
+        let read = AggregateRead(service: service, plan: plan, query: query, set: path.target.set, pageSize: pageSize)
+        let result = try await read.run()
+        if result.rows.isEmpty { try await requireParent() }
+        return .aggregated(result)
     }
 
     // MARK: Single values

@@ -1,0 +1,121 @@
+import StrataCore
+import StrataSQL
+import StrataStorage
+
+/// Plans a read with `$apply` (``BoundApply``) as one statement: the entities of the path, narrowed
+/// by the caller's row filters on every table it reads (joined ones in their join conditions, as in
+/// ``ReadPlanner``) and by the filters before the aggregation, grouped and aggregated in SQL; then one
+/// level per stage that filters, orders and cuts the groups. Columns are named `c0`, `c1`, … and the
+/// levels `q1`, `q2`, …: no name in the SQL comes from the request.
+struct AggregatePlanner {
+    let service: ODataService
+    let access: ReadAccess
+
+    private var storage: ServiceStorage { service.storage }
+    private var dialect: SQLDialect { service.dialect }
+
+    func plan(_ path: ResolvedPath, _ apply: BoundApply) throws -> AggregatePlan {
+        var levels: SQL = "\(try grouped(path, apply))"
+        let base = apply.columns.filter { if case .computed = $0.source { return false } else { return true } }
+        let stages = apply.stages.isEmpty ? [ApplyStage()] : apply.stages
+        var alias = ""
+        for (index, stage) in stages.enumerated() {
+            alias = "q\(index + 1)"
+            let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: alias, rootType: "$apply")
+            let passed = base.map { column -> SQL in "\(SQLTerm.column(alias: alias, name: column.internalName))" }
+            var order = stage.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending).orderTerm }
+            // Groups have no key: ordering by every grouping column as well makes pages stable.
+            order += base.compactMap { column -> OrderTerm? in
+                guard case .group = column.source else { return nil }
+                let reference = BoundExpression(type: column.type, node: .property(BoundPropertyPath(navigation: [], property: EntityProperty(name: column.internalName, type: column.type ?? .string))))
+                return translator.sortKey(reference, descending: false).orderTerm
+            }
+            let conditions = stage.filters.map { translator.condition($0) }
+            guard index == stages.count - 1 else {
+                var level: SQL = "SELECT \(SQL.joined(passed.enumerated().map { "\($1) AS \(identifier: base[$0].internalName)" })) FROM (\(levels)) AS \(identifier: alias)"
+                if !conditions.isEmpty { level += " WHERE \(SQLTerm.and(conditions))" }
+                level += AggregatePlan.orderBy(order)
+                level += AggregatePlan.limit(stage.top, offset: stage.skip)
+                levels = level
+                continue
+            }
+            // The last level also computes what `compute` added after the aggregation.
+            let items = apply.columns.map { column -> SQL in
+                if case .computed(let expression) = column.source {
+                    return "\(translator.scalar(expression, as: expression.type)) AS \(identifier: column.internalName)"
+                }
+                return "\(SQLTerm.column(alias: alias, name: column.internalName)) AS \(identifier: column.internalName)"
+            }
+            return AggregatePlan(columns: apply.columns, levels: levels,
+                                 outer: .init(items: items, alias: alias, conditions: conditions, order: order),
+                                 stageSkip: stage.skip, stageTop: stage.top)
+        }
+        throw ODataError.internalError()
+    }
+
+    /// The innermost SELECT: the entities, filtered, grouped and aggregated.
+    private func grouped(_ path: ResolvedPath, _ apply: BoundApply) throws -> SelectQuery {
+        let target = path.target
+        var query = PathPlanner(storage: storage).plan(path, columns: [])
+        try ReadPlanner(service: service, access: access).restrictPath(path, &query)
+        let joined = JoinBuilder(storage: storage, aliasPrefix: "n")
+            .joins(from: PathPlanner.targetAlias, of: target.type, chains: apply.navigationJoins)
+        for (index, table) in joined.tables.enumerated() {
+            var join = joined.joins[index]
+            // A joined row the caller may not see reads as missing, as in every other read.
+            if let filter = try access.rowFilter(table.set.name) {
+                join.on = .and([join.on, RowFilterSQL(storage: storage).condition(filter, alias: table.alias, set: table.set, type: table.type)])
+            }
+            query.joins.append(join)
+        }
+        let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: PathPlanner.targetAlias, rootType: target.type.name,
+                                          joinAliases: joined.aliases, dateForms: storage.dateForms)
+        for filter in apply.filters { query.filter(translator.condition(filter)) }
+        var items: [SelectColumn] = []
+        for column in apply.columns {
+            let term: SQLTerm
+            switch column.source {
+            case .computed:
+                continue
+            case .group(let expression):
+                term = groupTerm(expression, translator: translator, joinAliases: joined.aliases, root: target.set.name)
+                query.groupBy.append(term)
+            case .count:
+                term = .template(["COUNT(*)"])
+            case .aggregate(let method, let expression):
+                term = aggregate(method, translator.scalar(expression, as: expression.type), operand: expression.type, result: column.type)
+            }
+            items.append(SelectColumn(expression: term, alias: column.internalName))
+        }
+        query.items = items
+        return query
+    }
+
+    /// A grouping column reads as any SELECT reads it (a date in its stored form converted).
+    private func groupTerm(_ expression: BoundExpression, translator: FilterTranslator, joinAliases: [[String]: String], root: String) -> SQLTerm {
+        guard case .property(let path) = expression.node else { return translator.scalar(expression, as: expression.type) }
+        let alias = path.navigation.isEmpty ? PathPlanner.targetAlias : (joinAliases[path.navigationNames] ?? PathPlanner.targetAlias)
+        let table = path.navigation.last?.targetSet.name ?? root
+        return storage.selected(alias: alias, table: table, column: path.property.name)
+    }
+
+    /// The SQL of an aggregation method, with the result type the binder gave it on both databases.
+    private func aggregate(_ method: AggregationMethod, _ operand: SQLTerm, operand type: EDMPrimitiveType?, result: EDMPrimitiveType?) -> SQLTerm {
+        switch method {
+        case .sum:
+            // PostgreSQL sums bigints as numeric; the result is an Edm.Int64.
+            if dialect == .postgres, result == .int64 { return .template(["CAST(SUM(", .expression(operand), ") AS bigint)"]) }
+            if dialect == .postgres, result == .double { return .template(["CAST(SUM(", .expression(operand), ") AS double precision)"]) }
+            return .template(["SUM(", .expression(operand), ")"])
+        case .average:
+            if dialect == .postgres, result == .double { return .template(["CAST(AVG(", .expression(operand), ") AS double precision)"]) }
+            return .template(["AVG(", .expression(operand), ")"])
+        case .min, .max:
+            // Strings compare byte by byte, as in $filter and $orderby.
+            let value = type == .string && dialect == .postgres ? SQLTerm.template(["(", .expression(operand), " COLLATE \"C\")"]) : operand
+            return method == .min ? .template(["MIN(", .expression(value), ")"]) : .template(["MAX(", .expression(value), ")"])
+        case .countdistinct:
+            return .template(["COUNT(DISTINCT ", .expression(operand), ")"])
+        }
+    }
+}
