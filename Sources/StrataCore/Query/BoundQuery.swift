@@ -20,6 +20,8 @@ package struct BoundQuery: Sendable, Hashable {
     /// `$apply`: when set, the read returns aggregated rows, and `$filter` and `$orderby` are its last
     /// stages (``filter`` and ``orderBy`` stay empty); `$top` and `$skip` apply to its result.
     package var apply: BoundApply?
+    /// `$compute`: the computed properties to write with each entity, in the order written.
+    package var computed: [BoundComputed] = []
 
     package init(entityType: EntityType, filter: BoundExpression? = nil, orderBy: [BoundOrderByItem] = [],
                 top: Int? = nil, skip: Int? = nil, projection: BoundProjection, inlineCount: InlineCount? = nil,
@@ -44,6 +46,7 @@ package struct BoundQuery: Sendable, Hashable {
         var joins: [[NavigationHop]] = []
         var seen: Set<[String]> = []
         let paths = (filter?.propertyPaths ?? []) + orderBy.flatMap(\.expression.propertyPaths)
+            + computed.flatMap(\.expression.propertyPaths)
         for chain in apply?.navigationJoins ?? [] where seen.insert(chain.map(\.property.name)).inserted {
             joins.append(chain)
         }

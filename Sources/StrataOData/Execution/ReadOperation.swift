@@ -131,7 +131,7 @@ package struct ReadOperation: Sendable {
     private func preparedKeyRead() throws -> (SQLStatement, WholeEntityRead)? {
         let target = path.target
         // The prepared statement compares with `=`; a null in an inferred key needs the planned `IS NULL`.
-        guard path.steps.count == 1, let key = target.key, !key.contains(where: \.isNull), query.filter == nil, query.projection.selectsAll,
+        guard path.steps.count == 1, let key = target.key, !key.contains(where: \.isNull), query.filter == nil, query.computed.isEmpty, query.projection.selectsAll,
               query.projection.expansions.isEmpty, let prepared = service.wholeEntityReads[target.set.name],
               let sql = prepared.byKeySQL, prepared.shape.type.qualifiedName == query.projection.entityType.qualifiedName,
               try access.rowFilter(target.set.name) == nil
