@@ -71,7 +71,7 @@ struct ApplyBinder {
     }
 
     private func checkNewName(_ alias: String, option: String) throws(ODataError) {
-        let taken = columns.map { $0.map { $0.path[0] } } ?? (root.properties.map(\.name) + root.navigationProperties.map(\.name))
+        let taken = columns.map { columns in columns.map { $0.path[0] } } ?? (root.properties.map(\.name) + root.navigationProperties.map(\.name))
         guard !taken.contains(alias), entityNames.expressions[alias] == nil, resultNames.expressions[alias] == nil else {
             throw .badRequest("\(option): the alias \(QuerySyntaxError.quoted(alias)) is already a property's name; choose another")
         }
@@ -80,7 +80,7 @@ struct ApplyBinder {
     // MARK: Transformations
 
     private mutating func addFilter(_ expression: QueryExpression, option: String) throws(ODataError) {
-        let bound = columns == nil ? try bindOnEntity(expression, option: option) : try bindOnResult(expression, option: option)
+        let bound = try columns == nil ? bindOnEntity(expression, option: option) : bindOnResult(expression, option: option)
         guard bound.type == .boolean else {
             throw .badRequest("\(option): a filter must be Edm.Boolean, but \(expression.text) is \(bound.type?.qualifiedName ?? "an untyped null")")
         }
@@ -102,8 +102,8 @@ struct ApplyBinder {
         let bound = try bindOnResult(item.expression, option: "$apply")
         resultNames.expressions[item.alias] = item.expression
         resultNames.available.append(item.alias)
-        columns!.append(ApplyColumn(path: [item.alias], type: bound.type, property: nil, source: .computed(bound),
-                                    internalName: "c\(columns!.count)"))
+        let internalName = "c\(columns!.count)"
+        columns!.append(ApplyColumn(path: [item.alias], type: bound.type, property: nil, source: .computed(bound), internalName: internalName))
     }
 
     private mutating func addOrderBy(_ items: [OrderByItem], option: String) throws(ODataError) {

@@ -143,10 +143,9 @@ struct ApplyParser {
             skipSpaces()
             let column = index + 1
             let nested = try sequence()
-            switch nested {
-            case [.aggregate(let items)]: aggregate = items
-            case [.identity]: break
-            default:
+            if nested.count == 1, case .aggregate(let items) = nested[0] {
+                aggregate = items
+            } else if nested != [.identity] {
                 throw Self.notImplemented(option, "groupby's second argument can only be aggregate(…)", column: column)
             }
         }
@@ -197,7 +196,7 @@ struct ApplyParser {
         let start = index
         if matches("$count"), !(scalar(at: index + 6).map(QueryLexer.isIdentifierPart) ?? false) {
             index += 6
-            switch peekWord() {
+            switch peekWord() ?? "" {
             case "as":
                 takeWord()
                 return AggregateItem(.count, as: try alias())
@@ -211,7 +210,7 @@ struct ApplyParser {
         }
         let range = try extent(stoppingAt: ["with", "as", "from"])
         let written = QuerySyntaxError.quoted(text(range))
-        switch peekWord() {
+        switch peekWord() ?? "" {
         case "with":
             takeWord()
             skipSpaces()
@@ -224,7 +223,7 @@ struct ApplyParser {
                 let what = name.isEmpty ? "expected an aggregation method after 'with'" : "unknown aggregation method \(QuerySyntaxError.quoted(name))"
                 throw error(what, at: column, hint: "the methods are " + AggregationMethod.allCases.map(\.rawValue).joined(separator: ", "))
             }
-            switch peekWord() {
+            switch peekWord() ?? "" {
             case "as":
                 takeWord()
             case "from":

@@ -44,10 +44,12 @@ package struct AggregatePlan: Sendable {
 
     static func orderBy(_ order: [OrderTerm]) -> SQL {
         guard !order.isEmpty else { return "" }
-        return " ORDER BY " + SQL.joined(order.map { term in
+        var sql: SQL = " ORDER BY "
+        sql += SQL.joined(order.map { term -> SQL in
             // OData sorts null before every value.
             term.descending ? "\(term.expression) DESC NULLS LAST" : "\(term.expression) ASC NULLS FIRST"
         })
+        return sql
     }
 
     static func limit(_ limit: Int?, offset: Int) -> SQL {

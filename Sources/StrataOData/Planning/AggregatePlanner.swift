@@ -15,7 +15,8 @@ struct AggregatePlanner {
     private var dialect: SQLDialect { service.dialect }
 
     func plan(_ path: ResolvedPath, _ apply: BoundApply) throws -> AggregatePlan {
-        var levels: SQL = "\(try grouped(path, apply))"
+        let inner = try grouped(path, apply)
+        var levels: SQL = "\(inner)"
         let base = apply.columns.filter { if case .computed = $0.source { return false } else { return true } }
         let stages = apply.stages.isEmpty ? [ApplyStage()] : apply.stages
         var alias = ""
@@ -32,7 +33,8 @@ struct AggregatePlanner {
             }
             let conditions = stage.filters.map { translator.condition($0) }
             guard index == stages.count - 1 else {
-                var level: SQL = "SELECT \(SQL.joined(passed.enumerated().map { "\($1) AS \(identifier: base[$0].internalName)" })) FROM (\(levels)) AS \(identifier: alias)"
+                let named = passed.enumerated().map { index, term -> SQL in "\(term) AS \(identifier: base[index].internalName)" }
+                var level: SQL = "SELECT \(SQL.joined(named)) FROM (\(levels)) AS \(identifier: alias)"
                 if !conditions.isEmpty { level += " WHERE \(SQLTerm.and(conditions))" }
                 level += AggregatePlan.orderBy(order)
                 level += AggregatePlan.limit(stage.top, offset: stage.skip)
