@@ -2,6 +2,14 @@ import Foundation
 @testable import StrataCore
 import Testing
 
+/// `<package root>/../shared/conformance/odata-aggregation-testcases.yaml`, when it is there. Outside
+/// the suite: its `.enabled(if:)` cannot refer to the suite's own members.
+let aggregationTestCases: URL? = {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let url = root.deletingLastPathComponent().appendingPathComponent("shared/conformance/odata-aggregation-testcases.yaml")
+    return FileManager.default.fileExists(atPath: url.path) ? url : nil
+}()
+
 /// Runs the OASIS test cases of the Data Aggregation ABNF through Strata's parser of `$apply` and
 /// `$compute`: a positive case must parse, a negative one must be refused.
 ///
@@ -15,13 +23,9 @@ import Testing
 /// part of the extension it does not implement (`rollup`, `concat`, `from`, custom methods…) before
 /// any verdict on the syntax. The rest pass or fail, and every failure is listed below with its reason,
 /// so the counts are pinned: an unlisted failure, or a listed case that starts passing, fails the suite.
-@Suite(.enabled(if: ODataAggregationConformanceTests.file != nil, "needs ../shared/conformance/odata-aggregation-testcases.yaml next to the package"))
+@Suite(.enabled(if: aggregationTestCases != nil, "needs ../shared/conformance/odata-aggregation-testcases.yaml next to the package"))
 struct ODataAggregationConformanceTests {
-    static let file: URL? = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.deletingLastPathComponent().appendingPathComponent("shared/conformance/odata-aggregation-testcases.yaml")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }()
+    static var file: URL? { aggregationTestCases }
 
     /// Cases Strata gets wrong on purpose, by name, with the reason.
     static let expectedFailures: [String: String] = [:]
