@@ -28,7 +28,25 @@ struct ODataAggregationConformanceTests {
     static var file: URL? { aggregationTestCases }
 
     /// Cases Strata gets wrong on purpose, by name, with the reason.
-    static let expectedFailures: [String: String] = [:]
+    static let expectedFailures: [String: String] = [
+        // Custom aggregates are declared by a model's annotations (Aggregation.CustomAggregate); Strata's
+        // models declare none, so a bare name in aggregate(…) is an aggregate without its method: 400.
+        "aggregate - custom aggregate reached via path": "custom aggregate (Forecast): Strata's models have none",
+        "aggregate - custom aggregate reached via type cast": "custom aggregate (Forecast): Strata's models have none",
+        "aggregate - custom aggregate reached via type cast only": "custom aggregate (Forecast): Strata's models have none",
+        "aggregate - groupby with custom aggregates calculated from aggregated instances": "custom aggregate (Budget): Strata's models have none",
+        "custom aggregate": "custom aggregate (Forecast): Strata's models have none",
+        "custom aggregate reached via path": "custom aggregate (Forecast): Strata's models have none",
+        "transformation sequences - pre- and post-filter": "custom aggregate (Forecast): Strata's models have none",
+        // Key segments in paths (`SalesPlan('2015')`) are not part of $filter's paths either.
+        "aggregate - path with key segment": "key segments in aggregated paths are not parsed",
+        // Negative only because of the test model (Sales is a collection, Price a primitive property):
+        // the syntax alone is valid, and the parser does not know the model. Strata's binder refuses
+        // such paths against a real model (collection-valued navigation, a property of a primitive).
+        "aggregate - forbidden arithmetic on collection": "model-dependent: the binder, not the parser, refuses a path through a collection",
+        "aggregate - groupby no two consecutive primitive properties": "model-dependent: the binder refuses Price/Quantity",
+        "aggregation methods - collection-valued navigation property": "model-dependent: the binder refuses a path through a collection",
+    ]
 
     enum Outcome: Equatable {
         case parsed
@@ -84,8 +102,8 @@ struct ODataAggregationConformanceTests {
             Issue.record("\(name) is listed as an expected failure but no longer fails; remove it from the list")
         }
         print("Aggregation conformance: \(passed.count) passed, \(failed.count) failed (all expected), \(notApplicable.count) not applicable")
-        #expect(passed.count == -1)
+        #expect(passed.count == 48)
         #expect(failed.count == Self.expectedFailures.count)
-        #expect(notApplicable.count == -1)
+        #expect(notApplicable.count == 142)
     }
 }

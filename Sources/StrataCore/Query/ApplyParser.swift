@@ -275,6 +275,7 @@ struct ApplyParser {
 
     /// Parses the scalars of `range` as one expression, with the columns of the whole option.
     private func expression(_ range: Range<Int>) throws(ODataError) -> QueryExpression {
+        try refuseUnimplemented(in: range)
         var padded = String(repeating: " ", count: range.lowerBound)
         padded.unicodeScalars.append(contentsOf: scalars[range])
         var parser = try ExpressionParser(padded, option: option, limits: limits)
@@ -283,6 +284,52 @@ struct ApplyParser {
             throw parser.unexpected(expecting: "expected an operator")
         }
         return expression
+    }
+
+    /// The parts of the extension's expressions that `$filter` does not have either (`$these/aggregate(…)`,
+    /// `$it`, `$root`, annotations, functions of the model): 501 rather than the expression parser's
+    /// syntax error, since they are valid and only not implemented.
+    private func refuseUnimplemented(in range: Range<Int>) throws(ODataError) {
+        var i = range.lowerBound
+        var previous: Unicode.Scalar = " "
+        while i < range.upperBound {
+            let c = scalars[i]
+            if c == "'" {
+                i += 1
+                while i < range.upperBound, scalars[i] != "'" { i += 1 }
+                i += 1
+                previous = "'"
+                continue
+            }
+            if c == "$" || c == "@" {
+                var end = i + 1
+                while end < range.upperBound, QueryLexer.isIdentifierPart(scalars[end]) || scalars[end] == "." { end += 1 }
+                throw Self.notImplemented(option, "\(QuerySyntaxError.quoted(text(i..<end))) in expressions is not supported", column: i + 1)
+            }
+            if QueryLexer.isIdentifierStart(c), !QueryLexer.isIdentifierPart(previous), !QueryLexer.isDigit(previous) {
+                var end = i
+                var dotted = false
+                while end < range.upperBound, QueryLexer.isIdentifierPart(scalars[end]) || (scalars[end] == "." && end + 1 < range.upperBound
+                        && QueryLexer.isIdentifierStart(scalars[end + 1])) {
+                    if scalars[end] == "." { dotted = true }
+                    end += 1
+                }
+                let name = text(i..<end)
+                if end < range.upperBound, scalars[end] == "(" {
+                    if dotted {
+                        throw Self.notImplemented(option, "functions of the model such as \(QuerySyntaxError.quoted(name)) are not supported", column: i + 1)
+                    }
+                    if name == "aggregate", previous == "/" {
+                        throw Self.notImplemented(option, "the aggregate function (path/aggregate(…)) is not supported", column: i + 1)
+                    }
+                }
+                previous = scalars[end - 1]
+                i = end
+                continue
+            }
+            previous = c
+            i += 1
+        }
     }
 
     /// The scalars of the expression starting here: up to a `,` or `)` outside parentheses and
