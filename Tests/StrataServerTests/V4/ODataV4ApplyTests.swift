@@ -179,10 +179,10 @@ struct ODataV4ApplyTests {
     @Test("A column the caller may not read is refused in $apply as in $filter", arguments: Backend.allCases)
     func restrictedColumns(_ backend: Backend) async throws {
         try await withAuthServer(backend, setup: { admin in
-            try await admin.addUser("reader", password: "pw-reader", roles: [RoleAssignment(role: "reader")])
-            try await admin.grant(role: "reader", service: "cardealer", table: nil, actions: [.read], rowFilter: nil)
+            try await admin.addUser("clerk", password: "pw-clerk", roles: [RoleAssignment(role: "clerk")])
+            try await admin.grant(role: "clerk", service: "cardealer", table: nil, actions: [.read], rowFilter: nil)
         }) { client in
-            let reader = basic("reader") + Self.v4
+            let reader = basic("clerk", "pw-clerk") + Self.v4
             let filter = try await client.get(Self.url("/cardealer/Person", "$filter=ssn eq 'x'"), headers: reader)
             #expect(filter.status == .badRequest)
             for apply in ["$apply=groupby((ssn))", "$apply=aggregate(ssn with countdistinct as N)", "$apply=groupby((lastName))/filter(ssn eq 'x')"] {
