@@ -190,8 +190,42 @@ struct ODataV4ApplyTests {
                 #expect(response.status == .badRequest, "\(apply): \(response.text.prefix(300))")
                 #expect(response.odataError?.message.contains("ssn") == true, "\(apply)")
             }
+            let computed = try await client.get(Self.url("/cardealer/Person", "$compute=ssn as S"), headers: reader)
+            #expect(computed.status == .badRequest && computed.odataError?.message.contains("ssn") == true, "\(computed.text.prefix(300))")
             let allowed = try await client.get(Self.url("/cardealer/Person", "$apply=groupby((lastName))"), headers: reader)
             #expect(allowed.status == .ok, "\(allowed.text.prefix(300))")
+        }
+    }
+
+    @Test("$compute adds properties to the entities, usable in $filter, $orderby and $select", arguments: Backend.allCases)
+    func compute(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let equipment = try await Self.all(client, "/hockey/Equipment?$top=10000")
+            let expensive = equipment.filter { ($0["price"]?.doubleValue ?? 0) * 2 > 300 }
+                .sorted { ($0["price"]?.doubleValue ?? 0, $1["equipmentID"]?.intValue ?? 0) > ($1["price"]?.doubleValue ?? 0, $0["equipmentID"]?.intValue ?? 0) }
+            #expect(!expensive.isEmpty)
+            let query = "$compute=price mul 2 as Double&$filter=Double gt 300&$orderby=Double desc,equipmentID&$select=brand,Double&$top=5"
+            let response = try await client.get(Self.url("/hockey/Equipment", query), headers: Self.v4)
+            #expect(response.status == .ok, "\(response.text.prefix(500))")
+            let rows = response.json["value"]?.arrayValue ?? []
+            #expect(rows.count == min(5, expensive.count))
+            for (row, expected) in zip(rows, expensive) {
+                #expect(Self.close(row["Double"]?.doubleValue, (expected["price"]?.doubleValue).map { $0 * 2 }))
+                #expect(row["brand"] == expected["brand"])
+                #expect(row["category"] == nil, "$select leaves the other properties out")
+            }
+            // Without $select every property is written, and every computed one after them.
+            let plain = try await client.get(Self.url("/hockey/Equipment", "$compute=price mul 2 as Double,brand as Maker&$orderby=equipmentID&$top=3"), headers: Self.v4)
+            let first = try #require(plain.json["value"]?.arrayValue?.first)
+            #expect(first["category"] != nil && first["Maker"] == first["brand"])
+            #expect(Self.close(first["Double"]?.doubleValue, equipment.first.flatMap { $0["price"]?.doubleValue }.map { $0 * 2 }))
+            for (query, hint) in [("$compute=price mul 2 as brand", "already a property"), ("$compute=nothing as X", "nothing"),
+                                  ("$compute=price mul 2", "expected 'as'"), ("$compute=price as X&$select=Y", "Y")] {
+                let bad = try await client.get(Self.url("/hockey/Equipment", query), headers: Self.v4)
+                #expect(bad.status == .badRequest, "\(query): \(bad.text.prefix(300))")
+                #expect(bad.json["error"]?["message"]?.stringValue?.contains(hint) == true, "\(query): \(bad.text.prefix(300))")
+            }
+            #expect(try await client.get(Self.url("/hockey/Equipment", "$compute=price as X")).status == .badRequest, "V2 has no $compute")
         }
     }
 
