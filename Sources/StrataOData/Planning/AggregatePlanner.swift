@@ -81,7 +81,8 @@ struct AggregatePlanner {
                 continue
             case .group(let expression):
                 term = groupTerm(expression, translator: translator, joinAliases: joined.aliases, root: target.set.name)
-                query.groupBy.append(term)
+                // The grouping columns come first (the binder orders them so): GROUP BY 1, 2, ….
+                query.groupedItems += 1
             case .count:
                 term = .template(["COUNT(*)"])
             case .aggregate(let method, let expression):

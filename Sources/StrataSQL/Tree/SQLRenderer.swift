@@ -117,9 +117,9 @@ package struct SQLRenderer {
             text += " WHERE "
             append(predicate)
         }
-        for (index, term) in query.groupBy.enumerated() {
-            text += index == 0 ? " GROUP BY " : ", "
-            append(term)
+        for position in 1...max(1, query.groupedItems) where query.groupedItems > 0 {
+            text += position == 1 ? " GROUP BY " : ", "
+            text += String(position)
         }
         if !query.orderBy.isEmpty {
             text += " ORDER BY "

@@ -142,6 +142,32 @@ struct ODataV4ApplyTests {
         }
     }
 
+    @Test("groupby a property computed before; $apply under a navigation path; filter and compute alone keep the entities",
+          arguments: Backend.allCases)
+    func computedGroupsAndEntities(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let equipment = try await Self.all(client, "/hockey/Equipment?$top=10000")
+            let initials = Dictionary(grouping: equipment) { String(($0["brand"]?.stringValue ?? "").prefix(1)) }.mapValues(\.count)
+            let apply = "$apply=compute(substring(brand,0,1) as Initial)/groupby((Initial),aggregate($count as N))"
+            let grouped = try await client.get(Self.url("/hockey/Equipment", apply), headers: Self.v4)
+            #expect(grouped.status == .ok, "\(grouped.text.prefix(300))")
+            let rows = grouped.json["value"]?.arrayValue ?? []
+            #expect(Dictionary(uniqueKeysWithValues: rows.map { ($0["Initial"]?.stringValue ?? "", Int($0["N"]?.int64Value ?? -1)) }) == initials)
+
+            // Under a navigation path: only the player's equipment.
+            let owned = equipment.filter { $0["playerID"]?.intValue == 1 }.count
+            let nested = try await client.get(Self.url("/hockey/Players(1)/Equipment", "$apply=aggregate($count as N)"), headers: Self.v4)
+            #expect(nested.json["value"]?.arrayValue?.first?["N"] == .number(String(owned)), "\(nested.text.prefix(300))")
+
+            // Without an aggregation the entities stay entities: filter is $filter, compute is $compute.
+            let kept = try await client.get(Self.url("/hockey/Equipment", "$apply=filter(price gt 100)/compute(price mul 2 as Twice)&$top=3&$orderby=equipmentID"), headers: Self.v4)
+            #expect(kept.status == .ok, "\(kept.text.prefix(300))")
+            let entities = kept.json["value"]?.arrayValue ?? []
+            #expect(entities.count == min(3, equipment.filter { ($0["price"]?.doubleValue ?? 0) > 100 }.count))
+            #expect(entities.allSatisfy { Self.close($0["Twice"]?.doubleValue, ($0["price"]?.doubleValue).map { $0 * 2 }) && $0["@odata.etag"] != nil })
+        }
+    }
+
     @Test("Pages of groups follow @odata.nextLink and together hold every group once", arguments: Backend.allCases)
     func paging(_ backend: Backend) async throws {
         try await withServer(backend, pageSize: 2) { client in
