@@ -71,6 +71,22 @@ struct ODataV4ApplyTests {
         }
     }
 
+    @Test("A group-by through two navigation hops is one SQL statement (two with $count=true): no download, no N+1",
+          arguments: Backend.allCases)
+    func oneStatement(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let apply = "$apply=filter(cost gt 0)/groupby((PersonCar/Car/make,PersonCar/Car/model),aggregate(cost with sum as Cost,$count as Jobs))/orderby(Cost desc)"
+            let before = try await statementCount(client)
+            let response = try await client.get(Self.url("/cardealer/PersonCarMaintenance", apply), headers: Self.v4)
+            let after = try await statementCount(client)
+            #expect(response.status == .ok, "\(response.text.prefix(300))")
+            #expect(after - before == 1)
+            let counted = try await client.get(Self.url("/cardealer/PersonCarMaintenance", apply + "&$count=true"), headers: Self.v4)
+            #expect(try await statementCount(client) - after == 2)
+            #expect(counted.json["@odata.count"]?.intValue == response.json["value"]?.arrayValue?.count)
+        }
+    }
+
     @Test("aggregate alone gives one row; filter before it narrows the rows aggregated", arguments: Backend.allCases)
     func aggregateAndFilter(_ backend: Backend) async throws {
         try await withServer(backend) { client in
