@@ -203,7 +203,20 @@ struct ODataV4ApplyTests {
             try await admin.addUser("Bauer", password: "pw-Bauer", roles: [RoleAssignment(role: "brandrep")])
             try await admin.grant(role: "brandrep", service: "hockey", table: "Equipment", actions: [.read], rowFilter: "brand eq $claims.sub")
             try await admin.grant(role: "brandrep", service: "hockey", table: "Players", actions: [.read], rowFilter: nil)
+            try await admin.addUser("goalies", password: "pw-goalies", roles: [RoleAssignment(role: "goalierep")])
+            try await admin.grant(role: "goalierep", service: "hockey", table: "Equipment", actions: [.read], rowFilter: nil)
+            try await admin.grant(role: "goalierep", service: "hockey", table: "Players", actions: [.read], rowFilter: "position eq 'G'")
         }) { client in
+            // A joined table's row filter: players the caller may not see group as missing (null).
+            let everything = try await Self.all(client, "/hockey/Equipment?$top=10000&$expand=Players", headers: basic(TestAccounts.admin) + Self.v4)
+            let goalies = everything.filter { $0["Players"]?["position"]?.stringValue == "G" }.count
+            let byPosition = try await client.get(Self.url("/hockey/Equipment", "$apply=groupby((Players/position),aggregate($count as N))"),
+                                                  headers: basic("goalies", "pw-goalies") + Self.v4)
+            #expect(byPosition.status == .ok, "\(byPosition.text.prefix(300))")
+            let positions = (byPosition.json["value"]?.arrayValue ?? []).map { ($0["Players"]?["position"]?.stringValue, $0["N"]?.intValue ?? -1) }
+            #expect(positions.map(\.0) == [nil, "G"], "\(byPosition.text.prefix(300))")
+            #expect(positions.last?.1 == goalies && positions.first?.1 == everything.count - goalies)
+
             let rep = basic("Bauer") + Self.v4
             let root = basic(TestAccounts.admin)
             let bauer = Int(try await client.get("/hockey/Equipment/$count?$filter=brand%20eq%20'Bauer'", headers: root).text) ?? -1
