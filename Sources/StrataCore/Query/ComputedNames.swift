@@ -7,8 +7,9 @@ struct ComputedNames {
     var expressions: [String: QueryExpression] = [:]
     /// Properties to rename, by the path written (`Car/make`), to a one-segment path.
     var renamed: [[String]: String] = [:]
-    /// Which paths are allowed besides those: nil allows all (the entity's own properties), an empty
-    /// set none but the renamed ones (after an aggregation).
+    /// True after an aggregation, where only the renamed paths and the aliases exist: any other path
+    /// is refused here, with the list of what the result has. False on entities, whose properties the
+    /// expression binder checks.
     var knownOnly: Bool = false
     /// The names listed in the message for a path that is not one of them.
     var available: [String] = []
