@@ -64,6 +64,22 @@ struct ApplyBinder {
         return BoundApply(filters: filters, columns: columns, isGrouped: isGrouped, stages: stages)
     }
 
+    /// `$select` on the result: positions of the columns it names (a path, or its first segments:
+    /// `PersonCar` selects `PersonCar/Car/make`); nil for all (`*` or no `$select`).
+    func written(_ select: [SelectItem], in columns: [ApplyColumn]) throws(ODataError) -> [Int]? {
+        guard !select.isEmpty, !select.contains(where: { $0.isWildcard && $0.path.segments.isEmpty }) else { return nil }
+        var positions: [Int] = []
+        for item in select {
+            let matching = columns.indices.filter { columns[$0].path.starts(with: item.path.segments) }
+            guard !item.isWildcard, !matching.isEmpty else {
+                throw .badRequest("$select: \(QuerySyntaxError.quoted(item.description)) is not a property of the aggregated result; it has "
+                                  + columns.map(\.name).joined(separator: ", "))
+            }
+            positions += matching.filter { !positions.contains($0) }
+        }
+        return positions.sorted()
+    }
+
     // MARK: Before the aggregation
 
     private func bindOnEntity(_ expression: QueryExpression, option: String) throws(ODataError) -> BoundExpression {

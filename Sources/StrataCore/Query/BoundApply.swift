@@ -15,6 +15,8 @@ package struct BoundApply: Sendable, Hashable {
     /// What happens to the aggregated rows, in order; the system options `$filter`, `$orderby`,
     /// `$skip` and `$top` are the last.
     package var stages: [ApplyStage]
+    /// `$select`: the positions in ``columns`` of the columns to write; nil for all.
+    package var written: [Int]?
 
     /// Every chain of navigation hops the entities' side uses (filters, grouping paths, aggregated
     /// expressions), prefixes included, each once: the joins of the inner statement.

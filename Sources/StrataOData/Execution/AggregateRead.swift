@@ -40,6 +40,6 @@ struct AggregateRead {
             let result = try await service.database.scan { try await $0.query(counting, types: [.int64]) }
             count = Int(result.rows.first?.first?.integerValue ?? 0)
         }
-        return AggregatedRows(set: set, columns: plan.columns, rows: rows, count: count, next: next)
+        return AggregatedRows(set: set, columns: plan.columns, rows: rows, written: query.apply?.written, count: count, next: next)
     }
 }

@@ -8,6 +8,8 @@ package struct AggregatedRows: Sendable {
     /// The columns, in the order of each row's values.
     package var columns: [ApplyColumn]
     package var rows: [[ODataValue]]
+    /// `$select`: the positions of the columns to write; nil for all.
+    package var written: [Int]?
     /// `$count=true`: the number of rows the transformations produced.
     package var count: Int?
     /// Where the next page starts, when there is one: the offset into the result and the rows of

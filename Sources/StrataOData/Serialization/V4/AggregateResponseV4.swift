@@ -14,8 +14,9 @@ struct AggregateResponseV4 {
         case nested(String, [Member])
     }
 
-    static func members(_ columns: [ApplyColumn]) -> [Member] {
-        members(columns.indices.map { (path: columns[$0].path[...], index: $0) })
+    /// The members of `written` (positions in `columns`; nil for all of them).
+    static func members(_ columns: [ApplyColumn], written: [Int]? = nil) -> [Member] {
+        members((written ?? Array(columns.indices)).map { (path: columns[$0].path[...], index: $0) })
     }
 
     private static func members(_ entries: [(path: ArraySlice<String>, index: Int)]) -> [Member] {
@@ -50,7 +51,7 @@ struct AggregateResponseV4 {
 
     func response(_ result: AggregatedRows) -> Response {
         let format = call.jsonFormat
-        let members = Self.members(result.columns)
+        let members = Self.members(result.columns, written: result.written)
         let serializer = EntitySerializerV4(serviceRoot: call.serviceRoot, format: format)
         var writer = JSONWriter(capacity: 256 + 64 * result.rows.count)
         writer.beginObject()
