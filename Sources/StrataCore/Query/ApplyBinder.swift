@@ -17,6 +17,9 @@ struct ApplyBinder {
     private var resultType: EntityType?
     private var internalNames: [String: String] = [:]
     private var stages: [ApplyStage] = []
+    private var earlierLevels: [AggregationLevel] = []
+    /// Columns are numbered across all aggregations, so that every level's names differ.
+    private var nextColumn = 0
 
     init(model: ServiceModel, root: EntityType) {
         self.model = model
@@ -61,7 +64,7 @@ struct ApplyBinder {
         guard let columns else {
             throw Self.notImplemented("a $apply without groupby or aggregate is not supported; filter, order and page entities with $filter, $orderby, $top and $skip, and compute with $compute")
         }
-        return BoundApply(filters: filters, columns: columns, isGrouped: isGrouped, stages: stages)
+        return BoundApply(filters: filters, columns: columns, isGrouped: isGrouped, stages: stages, earlierLevels: earlierLevels)
     }
 
     /// `$select` on the result: positions of the columns it names (a path, or its first segments:
@@ -118,7 +121,7 @@ struct ApplyBinder {
         let bound = try bindOnResult(item.expression, option: "$apply")
         resultNames.expressions[item.alias] = item.expression
         resultNames.available.append(item.alias)
-        let internalName = "c\(columns!.count)"
+        let internalName = newInternalName()
         columns!.append(ApplyColumn(path: [item.alias], type: bound.type, property: nil, source: .computed(bound), internalName: internalName))
     }
 
@@ -149,17 +152,26 @@ struct ApplyBinder {
 
     // MARK: The aggregation
 
+    private mutating func newInternalName() -> String {
+        defer { nextColumn += 1 }
+        return "c\(nextColumn)"
+    }
+
     private mutating func aggregate(groupedBy paths: [PropertyPath]?, _ items: [AggregateItem]) throws(ODataError) {
-        guard columns == nil else {
-            throw Self.notImplemented("only one groupby or aggregate per $apply is supported; aggregating aggregated rows again is not")
-        }
         var result: [ApplyColumn] = []
         let binder = ExpressionBinder(model: model, root: root, option: "$apply")
         for path in paths ?? [] {
             guard !result.contains(where: { $0.path == path.segments }) else {
                 throw .badRequest("$apply: groupby names \(path) twice")
             }
-            let internalName = "c\(result.count)"
+            let internalName = newInternalName()
+            if let previous = columns {
+                // Grouping aggregated rows again: by their columns.
+                let bound = try bindOnResult(.property(path), option: "$apply")
+                let column = previous.first { $0.path == path.segments }
+                result.append(ApplyColumn(path: path.segments, type: bound.type, property: column?.property, source: .group(bound), internalName: internalName))
+                continue
+            }
             if path.segments.count == 1, entityNames.expressions[path.segments[0]] != nil {
                 let bound = try bindOnEntity(.property(path), option: "$apply")
                 guard bound.type != nil else {
@@ -179,19 +191,25 @@ struct ApplyBinder {
             guard !grouped.contains(item.alias), aliases.insert(item.alias).inserted else {
                 throw .badRequest("$apply: the alias \(QuerySyntaxError.quoted(item.alias)) is used twice in the result; choose another")
             }
-            let internalName = "c\(result.count)"
+            let internalName = newInternalName()
             switch item.operand {
             case .count:
                 result.append(ApplyColumn(path: [item.alias], type: .int64, property: nil, source: .count, internalName: internalName))
             case .value(let expression, let method):
-                let bound = try bindOnEntity(expression, option: "$apply")
+                let bound = try columns == nil ? bindOnEntity(expression, option: "$apply") : bindOnResult(expression, option: "$apply")
                 let type = try Self.resultType(method, bound.type, written: expression.text)
                 result.append(ApplyColumn(path: [item.alias], type: type, property: nil, source: .aggregate(method, bound), internalName: internalName))
             }
         }
+        if let previous = columns {
+            earlierLevels.append(AggregationLevel(columns: previous, isGrouped: isGrouped, stages: stages))
+        }
         columns = result
         isGrouped = paths != nil
         stages = []
+        // What the earlier result was called is gone; only the new columns (and later aliases) exist.
+        resultNames = ComputedNames(knownOnly: true)
+        internalNames = [:]
         var properties: [EntityProperty] = []
         for column in result {
             resultNames.renamed[column.path] = column.name

@@ -17,12 +17,19 @@ package struct BoundApply: Sendable, Hashable {
     package var stages: [ApplyStage]
     /// `$select`: the positions in ``columns`` of the columns to write; nil for all.
     package var written: [Int]?
+    /// Aggregations before the last one, first first (`groupby(…)/aggregate(Total with average as A)`):
+    /// the first reads the entities, each later one the rows of the one before. ``columns``,
+    /// ``isGrouped`` and ``stages`` are the last one's.
+    package var earlierLevels: [AggregationLevel] = []
+
+    /// The columns of the aggregation that reads the entities.
+    package var entityColumns: [ApplyColumn] { earlierLevels.first?.columns ?? columns }
 
     /// Every chain of navigation hops the entities' side uses (filters, grouping paths, aggregated
     /// expressions), prefixes included, each once: the joins of the inner statement.
     package var navigationJoins: [[NavigationHop]] {
         var expressions = filters
-        for column in columns {
+        for column in entityColumns {
             switch column.source {
             case .group(let e), .aggregate(_, let e): expressions.append(e)
             case .count, .computed: break
@@ -53,7 +60,7 @@ package struct ApplyColumn: Sendable, Hashable {
     package var internalName: String
 
     package enum Source: Sendable, Hashable {
-        /// A value of the entities that is grouped by.
+        /// A value of the entities (of the rows, after a first aggregation) that is grouped by.
         case group(BoundExpression)
         /// `$count`.
         case count
@@ -77,4 +84,17 @@ package struct ApplyStage: Sendable, Hashable {
 
     /// True when rows are cut off here, so that a later filter or order needs a level of its own.
     package var limits: Bool { skip > 0 || top != nil }
+}
+
+/// One aggregation of `$apply` with what happens to its rows before the next one.
+package struct AggregationLevel: Sendable, Hashable {
+    package var columns: [ApplyColumn]
+    package var isGrouped: Bool
+    package var stages: [ApplyStage]
+
+    package init(columns: [ApplyColumn], isGrouped: Bool, stages: [ApplyStage]) {
+        self.columns = columns
+        self.isGrouped = isGrouped
+        self.stages = stages
+    }
 }

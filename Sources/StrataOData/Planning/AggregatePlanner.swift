@@ -15,44 +15,94 @@ struct AggregatePlanner {
     private var dialect: SQLDialect { service.dialect }
 
     func plan(_ path: ResolvedPath, _ apply: BoundApply) throws -> AggregatePlan {
+        let last = AggregationLevel(columns: apply.columns, isGrouped: apply.isGrouped, stages: apply.stages)
+        let levels = apply.earlierLevels + [last]
         let inner = try grouped(path, apply)
-        var levels: SQL = "\(inner)"
-        let base = apply.columns.filter { if case .computed = $0.source { return false } else { return true } }
-        let stages = apply.stages.isEmpty ? [ApplyStage()] : apply.stages
-        var alias = ""
+        var source: SQL = "\(inner)"
+        for (index, level) in levels.enumerated() {
+            if index > 0 { source = regrouped(level, from: source, alias: "r\(index)") }
+            let plan = stages(of: level, from: source, prefix: "q\(index + 1)_")
+            guard index == levels.count - 1 else {
+                // An earlier aggregation's rows, with their own skip and top, feed the next one.
+                source = plan.statement(skip: 0, limit: nil)
+                continue
+            }
+            return plan
+        }
+        throw ODataError.internalError()
+    }
+
+    /// The levels of one aggregation's stages over `source`, which yields its columns (not the
+    /// computed ones): every stage but the last wrapped in its own SELECT, the last one left open for
+    /// the page's offset and limit.
+    private func stages(of level: AggregationLevel, from source: SQL, prefix: String) -> AggregatePlan {
+        var levels = source
+        let base = level.columns.filter { if case .computed = $0.source { return false } else { return true } }
+        let stages = level.stages.isEmpty ? [ApplyStage()] : level.stages
         for (index, stage) in stages.enumerated() {
-            alias = "q\(index + 1)"
+            let alias = prefix + String(index + 1)
             let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: alias, rootType: "$apply")
             let passed = base.map { column -> SQL in "\(SQLTerm.column(alias: alias, name: column.internalName))" }
             var order = stage.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending).orderTerm }
             // Groups have no key: ordering by every grouping column as well makes pages stable.
             order += base.compactMap { column -> OrderTerm? in
                 guard case .group = column.source else { return nil }
-                let reference = BoundExpression(type: column.type, node: .property(BoundPropertyPath(navigation: [], property: EntityProperty(name: column.internalName, type: column.type ?? .string))))
-                return translator.sortKey(reference, descending: false).orderTerm
+                return translator.sortKey(Self.reference(column), descending: false).orderTerm
             }
             let conditions = stage.filters.map { translator.condition($0) }
             guard index == stages.count - 1 else {
                 let named = passed.enumerated().map { index, term -> SQL in "\(term) AS \(identifier: base[index].internalName)" }
-                var level: SQL = "SELECT \(SQL.joined(named)) FROM (\(levels)) AS \(identifier: alias)"
-                if !conditions.isEmpty { level += " WHERE \(SQLTerm.and(conditions))" }
-                level += AggregatePlan.orderBy(order)
-                level += AggregatePlan.limit(stage.top, offset: stage.skip)
-                levels = level
+                var wrapped: SQL = "SELECT \(SQL.joined(named)) FROM (\(levels)) AS \(identifier: alias)"
+                if !conditions.isEmpty { wrapped += " WHERE \(SQLTerm.and(conditions))" }
+                wrapped += AggregatePlan.orderBy(order)
+                wrapped += AggregatePlan.limit(stage.top, offset: stage.skip)
+                levels = wrapped
                 continue
             }
             // The last level also computes what `compute` added after the aggregation.
-            let items = apply.columns.map { column -> SQL in
+            let items = level.columns.map { column -> SQL in
                 if case .computed(let expression) = column.source {
                     return "\(translator.scalar(expression, as: expression.type)) AS \(identifier: column.internalName)"
                 }
                 return "\(SQLTerm.column(alias: alias, name: column.internalName)) AS \(identifier: column.internalName)"
             }
-            return AggregatePlan(columns: apply.columns, levels: levels,
+            return AggregatePlan(columns: level.columns, levels: levels,
                                  outer: .init(items: items, alias: alias, conditions: conditions, order: order),
                                  stageSkip: stage.skip, stageTop: stage.top)
         }
-        throw ODataError.internalError()
+        return AggregatePlan(columns: level.columns, levels: levels, outer: .init(items: [], alias: prefix, conditions: [], order: []),
+                             stageSkip: 0, stageTop: nil)
+    }
+
+    /// A later aggregation: the rows of the one before, grouped and aggregated again.
+    private func regrouped(_ level: AggregationLevel, from source: SQL, alias: String) -> SQL {
+        let translator = FilterTranslator(dialect: dialect, names: storage.names, rootAlias: alias, rootType: "$apply")
+        var items: [SQL] = []
+        var grouped: [SQL] = []
+        for column in level.columns {
+            let term: SQLTerm
+            switch column.source {
+            case .computed:
+                continue
+            case .group(let expression):
+                term = translator.scalar(expression, as: expression.type)
+                grouped.append("\(items.count + 1)")
+            case .count:
+                term = .template(["COUNT(*)"])
+            case .aggregate(let method, let expression):
+                term = aggregate(method, translator.scalar(expression, as: expression.type), operand: expression.type, result: column.type)
+            }
+            items.append("\(term) AS \(identifier: column.internalName)")
+        }
+        var sql: SQL = "SELECT \(SQL.joined(items)) FROM (\(source)) AS \(identifier: alias)"
+        if !grouped.isEmpty { sql += " GROUP BY \(SQL.joined(grouped))" }
+        return sql
+    }
+
+    /// A column of an aggregated result as an expression of the level that reads it.
+    private static func reference(_ column: ApplyColumn) -> BoundExpression {
+        let property = EntityProperty(name: column.internalName, type: column.type ?? .string)
+        return BoundExpression(type: column.type, node: .property(BoundPropertyPath(navigation: [], property: property)))
     }
 
     /// The innermost SELECT: the entities, filtered, grouped and aggregated.
@@ -74,7 +124,7 @@ struct AggregatePlanner {
                                           joinAliases: joined.aliases, dateForms: storage.dateForms)
         for filter in apply.filters { query.filter(translator.condition(filter)) }
         var items: [SelectColumn] = []
-        for column in apply.columns {
+        for column in apply.entityColumns {
             let term: SQLTerm
             switch column.source {
             case .computed:
