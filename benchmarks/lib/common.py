@@ -41,6 +41,7 @@ SCALE = int(ENV.get("BENCH_SCALE", "100000"))
 KEY = SCALE // 2
 
 V1 = {"MaxDataServiceVersion": "1.0"}
+V4 = {"OData-MaxVersion": "4.0"}
 
 
 def q(text):
@@ -55,6 +56,7 @@ EXPAND_SQL = (
     "from (select * from Person order by personID limit 1000) p "
     "left join PersonCar pc on pc.personID = p.personID left join Car c on c.carID = pc.carID "
     "order by p.personID, pc.personCarID")
+GROUP_SQL = "select lastName, count(*) as N from Person group by lastName order by lastName"
 CLIENT_SQL = ('SELECT "personID", "firstName", "lastName" FROM "Person" WHERE "lastName" >= :name '
               'ORDER BY "lastName", "personID" LIMIT 100')
 
@@ -85,6 +87,10 @@ SCENARIOS = [
      "datasette": f"/cardealer/Person.json?{DATASETTE_PAGE}&_size=1000",
      "datasette_csv": "/cardealer/Person.csv?_stream=on&_size=max",
      "note": "Strata: one response (OData 1.0 has no server paging); Datasette: JSON pages of 1,000 rows following its Link header"},
+    {"id": "apply_groupby_100k", "title": "$apply group-by over 100k rows", "kind": "wrk",
+     "strata": "/cardealer/Person?$apply=" + q("groupby((lastName),aggregate($count as N))"), "headers": V4,
+     "datasette": "/cardealer.json?_shape=array&sql=" + urllib.parse.quote(GROUP_SQL),
+     "note": "OData V4 $apply: one SQL GROUP BY over all of Person; Datasette: the same GROUP BY as SQL"},
     {"id": "post_single", "title": "POST one entity", "kind": "wrk", "method": "POST", "signed_in": True,
      "strata": "/cardealer/Person",
      "body": '{"firstName":"Ann","lastName":"Lee","ssn":"123456789"}',

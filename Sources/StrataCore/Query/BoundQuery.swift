@@ -17,10 +17,16 @@ package struct BoundQuery: Sendable, Hashable {
     package var skipToken: String?
     package var format: String?
     package var customOptions: [CustomQueryOption]
+    /// `$apply`: when set, the read returns aggregated rows, and `$filter` and `$orderby` are its last
+    /// stages (``filter`` and ``orderBy`` stay empty); `$top` and `$skip` apply to its result.
+    package var apply: BoundApply?
+    /// `$compute`: the computed properties to write with each entity, in the order written.
+    package var computed: [BoundComputed] = []
 
     package init(entityType: EntityType, filter: BoundExpression? = nil, orderBy: [BoundOrderByItem] = [],
                 top: Int? = nil, skip: Int? = nil, projection: BoundProjection, inlineCount: InlineCount? = nil,
-                skipToken: String? = nil, format: String? = nil, customOptions: [CustomQueryOption] = []) {
+                skipToken: String? = nil, format: String? = nil, customOptions: [CustomQueryOption] = [], apply: BoundApply? = nil) {
+        self.apply = apply
         self.entityType = entityType
         self.filter = filter
         self.orderBy = orderBy
@@ -54,6 +60,10 @@ package struct BoundQuery: Sendable, Hashable {
         var joins: [[NavigationHop]] = []
         var seen: Set<[String]> = []
         let paths = (filter?.propertyPaths ?? []) + orderBy.flatMap(\.expression.propertyPaths)
+            + computed.flatMap(\.expression.propertyPaths)
+        for chain in apply?.navigationJoins ?? [] where seen.insert(chain.map(\.property.name)).inserted {
+            joins.append(chain)
+        }
         for path in paths where !path.navigation.isEmpty {
             for length in 1...path.navigation.count {
                 let prefix = Array(path.navigation.prefix(length))

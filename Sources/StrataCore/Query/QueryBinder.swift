@@ -20,7 +20,9 @@ package struct QueryBinder: Sendable {
     /// Binds all options for requests on `entityType` (an entity set's type, or a navigation's target),
     /// with the meaning ``version`` gives them.
     package func bind(_ options: QueryOptions, to entityType: EntityType) throws(ODataError) -> BoundQuery {
-        BoundQuery(
+        if !options.apply.isEmpty { return try bindApply(options, to: entityType) }
+        if !options.compute.isEmpty { return try bindComputed(options, to: entityType) }
+        return BoundQuery(
             entityType: entityType,
             filter: try options.filter.map { (e) throws(ODataError) in try bindFilter(e, on: entityType) },
             orderBy: try bindOrderBy(options.orderBy, on: entityType),

@@ -11,10 +11,14 @@ enum SystemQueryOption: String, CaseIterable {
     case format = "$format"
     /// V4's `$count=true`, V2's `$inlinecount=allpages`.
     case count = "$count"
+    /// V4 only: the Data Aggregation extension's transformations.
+    case apply = "$apply"
+    /// V4 only: computed properties.
+    case compute = "$compute"
 
-    /// The options `version` defines: V2's `$inlinecount` is V4's `$count`.
+    /// The options `version` defines: V2's `$inlinecount` is V4's `$count`; `$apply` and `$compute` are V4's.
     static func defined(in version: ODataVersion) -> [SystemQueryOption] {
-        allCases.filter { version.isV4 ? $0 != .inlineCount : $0 != .count }
+        allCases.filter { version.isV4 ? $0 != .inlineCount : ![.count, .apply, .compute].contains($0) }
     }
 }
 
@@ -82,6 +86,8 @@ extension QueryOptions {
             case "false": inlineCount = InlineCount.none
             default: throw .badRequest("$count: \(QuerySyntaxError.quoted(value)) is not true or false")
             }
+        case .apply: apply = try ApplyParser.transformations(value, limits: limits)
+        case .compute: compute = try ApplyParser.compute(value, limits: limits)
         case .skipToken:
             guard !value.isEmpty else { throw .badRequest("$skiptoken is empty; pass the token from the __next link unchanged") }
             skipToken = value
@@ -95,6 +101,9 @@ extension QueryOptions {
         let defined = SystemQueryOption.defined(in: version)
         if let known = SystemQueryOption(rawValue: name.lowercased()), defined.contains(known), known.rawValue != name {
             return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); system query options are lowercase: \(known.rawValue)")
+        }
+        if !version.isV4, name == SystemQueryOption.apply.rawValue || name == SystemQueryOption.compute.rawValue {
+            return .badRequest("\(name) is OData V4's; Strata serves it to V4 requests only: send OData-MaxVersion: 4.0 (and no DataServiceVersion)")
         }
         if version.isV4, name == SystemQueryOption.inlineCount.rawValue {
             return .badRequest("$inlinecount is OData V2's; OData V4 counts with $count=true")

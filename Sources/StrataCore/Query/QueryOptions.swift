@@ -35,6 +35,11 @@ public struct QueryOptions: Sendable, Hashable {
     public var format: String?
     /// Options whose names do not start with `$`, in the order written; a name may repeat.
     public var customOptions: [CustomQueryOption]
+    /// V4's `$apply` (Data Aggregation): transformations applied in order before the other options;
+    /// empty when the request has none.
+    public var apply: [ApplyTransformation] = []
+    /// V4's `$compute`: computed properties added to each entity; empty when the request has none.
+    public var compute: [ComputeItem] = []
 
     public init(
         filter: QueryExpression? = nil,

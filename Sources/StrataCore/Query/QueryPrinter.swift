@@ -171,6 +171,8 @@ extension QueryOptions {
         }
         if let skipToken { pairs.append(("$skiptoken", skipToken)) }
         if let format { pairs.append(("$format", format)) }
+        if !apply.isEmpty { pairs.append(("$apply", ApplyTransformation.text(apply))) }
+        if !compute.isEmpty { pairs.append(("$compute", compute.map(\.text).joined(separator: ","))) }
         for option in customOptions { pairs.append((option.name, option.value)) }
         return pairs.map { name, value in
             PercentEncoding.encodeQueryValue(name) + "=" + PercentEncoding.encodeQueryValue(value)

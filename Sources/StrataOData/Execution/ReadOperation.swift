@@ -28,6 +28,7 @@ package struct ReadOperation: Sendable {
         switch path.terminal {
         case .entities:
             guard path.target.isCollection else { return try await singleEntity() }
+            if let apply = query.apply { return try await aggregated(apply) }
             let plan = try planner.plan(path, query)
             return .entities(try await rows(plan), shape: plan.shape)
         case .property(let property):
@@ -72,6 +73,16 @@ package struct ReadOperation: Sendable {
                                   prepare: { rows in try await loader.load(rows, expansions) })
         if try await rows.start() == 0 { try await requireParent() }
         return rows
+    }
+
+    /// A read with `$apply`: aggregated in one statement (``AggregatePlanner``).
+    private func aggregated(_ apply: BoundApply) async throws -> ReadResult {
+        let plan = try AggregatePlanner(service: service, access: access).plan(path, apply)
+        let pageSize = service.settings.pageSize ?? call.settings.pageSize
+        let read = AggregateRead(service: service, plan: plan, query: query, set: path.target.set, pageSize: pageSize)
+        let result = try await read.run()
+        if result.rows.isEmpty { try await requireParent() }
+        return .aggregated(result)
     }
 
     // MARK: Single values
@@ -120,7 +131,7 @@ package struct ReadOperation: Sendable {
     private func preparedKeyRead() throws -> (SQLStatement, WholeEntityRead)? {
         let target = path.target
         // The prepared statement compares with `=`; a null in an inferred key needs the planned `IS NULL`.
-        guard path.steps.count == 1, let key = target.key, !key.contains(where: \.isNull), query.filter == nil, query.projection.selectsAll,
+        guard path.steps.count == 1, let key = target.key, !key.contains(where: \.isNull), query.filter == nil, query.computed.isEmpty, query.projection.selectsAll,
               query.projection.expansions.isEmpty, let prepared = service.wholeEntityReads[target.set.name],
               let sql = prepared.byKeySQL, prepared.shape.type.qualifiedName == query.projection.entityType.qualifiedName,
               try access.rowFilter(target.set.name) == nil

@@ -16,6 +16,8 @@ package enum ReadResult: Sendable {
     case count(Int)
     /// `$links` of a single-valued navigation: the linked entity's key, as `shape` writes its URI.
     case link(EntityRow, shape: EntityShape)
+    /// A read with `$apply` (V4 only): one page of aggregated rows.
+    case aggregated(AggregatedRows)
     /// `$links` of a collection.
     case links(CollectionRows, shape: EntityShape)
 }

@@ -25,7 +25,7 @@ package struct ReadPlanner {
     package func plan(_ path: ResolvedPath, _ bound: BoundQuery, entityTags: Bool = true) throws -> ReadPlan {
         let target = path.target
         let expansions = try expansionPlans(bound.projection)
-        let columns: [EntityProperty]
+        var columns: [EntityProperty]
         if entityTags {
             // Every column, whatever else is needed.
             columns = bound.projection.entityType.properties
@@ -59,6 +59,11 @@ package struct ReadPlanner {
         if let filter = bound.filter {
             query.filter(translator.condition(filter))
         }
+        // `$compute`: each computed property is one more column of the row, after the entity's own.
+        for computed in bound.computed {
+            query.items.append(SelectColumn(expression: translator.scalar(computed.expression, as: computed.expression.type)))
+            columns.append(EntityProperty(name: computed.alias, type: computed.expression.type ?? .string))
+        }
 
         var sortKeys = bound.orderBy.map { translator.sortKey($0.expression, descending: $0.direction == .descending) }
         sortKeys += target.type.keyProperties.map { property in
@@ -73,11 +78,11 @@ package struct ReadPlanner {
             return key
         }
         let shape: EntityShape
-        if positioned.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,
+        if positioned.isEmpty, bound.computed.isEmpty, bound.projection.selectsAll, let whole = service.wholeEntityReads[target.set.name]?.shape,
            whole.type.qualifiedName == bound.projection.entityType.qualifiedName, columns.count == whole.properties.count {
             shape = whole
         } else {
-            shape = Self.shape(target.set, bound.projection, columns: columns, expansions: positioned)
+            shape = Self.shape(target.set, bound.projection, columns: columns, expansions: positioned, computed: bound.computed.map(\.alias))
         }
         return ReadPlan(query: query, columns: columns, sortKeys: sortKeys, shape: shape, expansions: positioned)
     }
@@ -132,11 +137,12 @@ package struct ReadPlanner {
         return type.properties.filter { needed.contains($0.name) }
     }
 
-    static func shape(_ set: EntitySet, _ projection: BoundProjection, columns: [EntityProperty], expansions: [ExpansionPlan]) -> EntityShape {
+    static func shape(_ set: EntitySet, _ projection: BoundProjection, columns: [EntityProperty], expansions: [ExpansionPlan],
+                      computed: [String] = []) -> EntityShape {
         let expanded = Dictionary(expansions.map { ($0.navigation.name, $0.shape) }, uniquingKeysWith: { a, _ in a })
         return EntityShape(
             set: set, type: projection.entityType, properties: columns,
-            written: projection.selectsAll ? nil : Set(projection.properties.map(\.name)),
+            written: projection.selectsAll ? nil : Set(projection.properties.map(\.name) + computed),
             navigations: projection.navigationLinks.map { ($0, expanded[$0.name]) })
     }
 }

@@ -17,6 +17,11 @@ package enum ReadQuery {
             }
         }
         let target = path.target
+        var readsEntities = false
+        if case .entities = path.terminal { readsEntities = target.isCollection }
+        if !options.apply.isEmpty || !options.compute.isEmpty, !readsEntities {
+            throw .badRequest("\(options.apply.isEmpty ? "$compute" : "$apply") can only be applied to a collection of entities.")
+        }
         switch path.terminal {
         case .entities where !target.isCollection:
             try refuse(options, [("$orderby", !options.orderBy.isEmpty), ("$top", options.top != nil), ("$skip", options.skip != nil),

@@ -70,6 +70,9 @@ package struct ReadResponse {
             Self.link(root: call.serviceRoot, shape: shape)(row, &writer)
             writer.endObject()
             return ODataResponse.json(writer.bytes, version: version, headRequest: call.isHead)
+        case .aggregated:
+            // `$apply` is parsed for V4 calls only, whose answers ReadResponseV4 writes.
+            return ReadResponseV4(call: call, path: path).response(result, tracking: tracking)
         case .links(let rows, let shape):
             return stream(rows, writeRow: Self.link(root: call.serviceRoot, shape: shape))
         }

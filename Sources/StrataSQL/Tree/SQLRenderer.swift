@@ -117,6 +117,10 @@ package struct SQLRenderer {
             text += " WHERE "
             append(predicate)
         }
+        for position in 1...max(1, query.groupedItems) where query.groupedItems > 0 {
+            text += position == 1 ? " GROUP BY " : ", "
+            text += String(position)
+        }
         if !query.orderBy.isEmpty {
             text += " ORDER BY "
             for (index, item) in query.orderBy.enumerated() {

@@ -134,6 +134,10 @@ package struct SelectQuery: Sendable {
     package var alias: String
     package var joins: [JoinClause] = []
     package var predicate: SQLTerm?
+    /// `GROUP BY` the first this many items, by position (`GROUP BY 1, 2`; `$apply`'s groupby); 0 for
+    /// none. By position, because an expression written twice would bind its values twice, and
+    /// PostgreSQL does not see `substr(x, $1)` and `substr(x, $3)` as the same expression.
+    package var groupedItems = 0
     package var orderBy: [OrderTerm] = []
     package var limit: Int?
     package var offset: Int?

@@ -59,6 +59,8 @@ struct ReadResponseV4 {
             writer.string(call.serviceRoot + shape.relativeURI(row.values))
             writer.endObject()
             return json(writer.bytes)
+        case .aggregated(let rows):
+            return AggregateResponseV4(call: call).response(rows)
         case .links(let rows, let shape):
             let root = call.serviceRoot
             return stream(rows, context: ContextURL.references(serviceRoot: root, single: false), tracking: nil) { row, writer in
