@@ -20,6 +20,11 @@ public enum KeyPredicate: Sendable, Hashable {
         return .named(values.map { NamedKeyValue(name: $0.name, value: $0.value) })
     }
 
+    /// The predicate for the values of the key properties `names`, in the same order.
+    public static func forKey(names: [String], values: [ODataValue]) -> KeyPredicate {
+        forKey(zip(names, values).map { (name: $0, value: $1) })
+    }
+
     /// `(1)` or `(PartitionKey='a',RowKey='b')`, percent-encoded for use in a URL path.
     public var urlText: String {
         switch self {

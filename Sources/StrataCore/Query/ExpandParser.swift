@@ -14,9 +14,7 @@ struct ExpandParser {
     static func parse(_ text: String, limits: QueryLimits) throws(ODataError) -> (paths: [PropertyPath], options: [PropertyPath: ExpandOptions]) {
         var parser = ExpandParser(scalars: Array(text.unicodeScalars), limits: limits)
         try parser.list(prefix: [], closing: nil)
-        guard parser.paths.count <= limits.maxExpandWidth else {
-            throw .badRequest("$expand: \(parser.paths.count) paths exceed the limit of \(limits.maxExpandWidth)")
-        }
+        try limits.checkExpandWidth(parser.paths.count)
         return (parser.paths, parser.options)
     }
 
@@ -65,9 +63,7 @@ struct ExpandParser {
             guard current == "/" else { break }
             index += 1
         }
-        guard segments.count <= limits.maxExpandDepth else {
-            throw QuerySyntaxError.make("$expand", "the path \(QuerySyntaxError.quoted(segments.joined(separator: "/"))) is \(segments.count) levels deep, more than the limit of \(limits.maxExpandDepth),", column: column)
-        }
+        try limits.checkExpandDepth(segments, column: column)
         // `A/B` expands `A` too, as in V2.
         for length in (prefix.count + 1)...segments.count {
             let path = PropertyPath(Array(segments.prefix(length)))

@@ -36,3 +36,20 @@ package struct QueryLimits: Sendable, Hashable {
     /// 50 levels, 500 nodes, expand depth 5 and width 20, `$top` up to 10,000, 8 KiB of query string.
     package static let `default` = QueryLimits()
 }
+
+extension QueryLimits {
+    /// Refuses a `$expand` of more paths than ``maxExpandWidth`` (V4's nested paths count too).
+    func checkExpandWidth(_ count: Int) throws(ODataError) {
+        guard count <= maxExpandWidth else {
+            throw .badRequest("$expand: \(count) paths exceed the limit of \(maxExpandWidth)")
+        }
+    }
+
+    /// Refuses an expanded path that chains more navigation properties than ``maxExpandDepth``;
+    /// `column` is where the path is written.
+    func checkExpandDepth(_ segments: [String], column: Int) throws(ODataError) {
+        guard segments.count <= maxExpandDepth else {
+            throw QuerySyntaxError.make("$expand", "the path \(QuerySyntaxError.quoted(segments.joined(separator: "/"))) is \(segments.count) levels deep, more than the limit of \(maxExpandDepth),", column: column)
+        }
+    }
+}

@@ -107,12 +107,8 @@ public enum QueryOptionParser {
     /// The same, under the server's limits.
     package static func expand(_ text: String, limits: QueryLimits) throws(ODataError) -> [PropertyPath] {
         let items = try PathListParser.parse(text, option: "$expand", allowsWildcard: false)
-        guard items.count <= limits.maxExpandWidth else {
-            throw .badRequest("$expand: \(items.count) paths exceed the limit of \(limits.maxExpandWidth)")
-        }
-        for item in items where item.segments.count > limits.maxExpandDepth {
-            throw QuerySyntaxError.make("$expand", "the path \(QuerySyntaxError.quoted(item.segments.joined(separator: "/"))) is \(item.segments.count) levels deep, more than the limit of \(limits.maxExpandDepth),", column: item.column)
-        }
+        try limits.checkExpandWidth(items.count)
+        for item in items { try limits.checkExpandDepth(item.segments, column: item.column) }
         return items.map { PropertyPath($0.segments) }
     }
 

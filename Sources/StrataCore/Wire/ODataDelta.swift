@@ -47,7 +47,10 @@ public struct ODataDeletedEntity: Sendable, Hashable {
     static let contextSuffix = "/$deletedEntity"
 
     /// The `@odata.context` value: `$metadata#Cars/$deletedEntity`.
-    public var context: String { Self.contextPrefix + entitySet + Self.contextSuffix }
+    public var context: String { Self.context(of: entitySet) }
+
+    /// The context of a deleted entity of `entitySet`, relative to a service root.
+    public static func context(of entitySet: String) -> String { contextPrefix + entitySet + contextSuffix }
 
     /// Writes the tombstone object.
     public func write(to writer: inout JSONWriter) {

@@ -166,7 +166,7 @@ package struct EntityWriter: Sendable {
 
     /// `Person(1)`: the entity's URI relative to the service root.
     static func relativeURI(set: EntitySet, type: EntityType, row: [ODataValue]) -> String {
-        set.name + KeyPredicate.forKey(zip(type.keyNames, key(of: type, in: row)).map { (name: $0.0, value: $0.1) }).urlText
+        set.name + KeyPredicate.forKey(names: type.keyNames, values: key(of: type, in: row)).urlText
     }
 
     private static func assignedValues(_ assignments: [(column: String, value: AssignedValue)]) -> [String: ODataValue] {

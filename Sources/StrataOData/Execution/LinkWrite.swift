@@ -86,7 +86,7 @@ struct LinkWrite: PreparedWrite {
                 steps.append(ResolvedPath.Step(set: targetSet, type: targetType, via: navigation, key: key))
                 let linked = ResolvedPath(steps: steps, terminal: .entities)
                 guard try await writer.fetch(linked.steps[...], columns: []) != nil else {
-                    throw ODataError.notFound("\(sourcePath) has no link \(navigation.name)\(key.map { KeyPredicate.forKey(zip(targetType.keyNames, $0).map { (name: $0, value: $1) }).urlText } ?? "").")
+                    throw ODataError.notFound("\(sourcePath) has no link \(navigation.name)\(key.map { KeyPredicate.forKey(names: targetType.keyNames, values: $0).urlText } ?? "").")
                 }
                 let assignments = navigation.joinColumns.map { (column: $0.remote, value: ODataValue.null) }
                 _ = try await Self.relink(linked, set: targetSet, type: targetType, assignments: assignments, access: access, writer: writer)

@@ -45,10 +45,6 @@ package struct DeltaRequest: Sendable, Equatable {
     /// Whether a `Prefer` header lists `odata.track-changes` (the V4 spelling; V2 clients of SAP's
     /// services send the same).
     static func prefersTracking(_ headers: HTTPFields) -> Bool {
-        headers[values: preferHeader].contains { value in
-            value.split(separator: ",").contains { preference in
-                preference.split(separator: ";").first.map { String($0).trimmingWhitespace().lowercased() } == trackChanges
-            }
-        }
+        headers.preferenceTokens.contains { $0.name == trackChanges && $0.value == nil }
     }
 }

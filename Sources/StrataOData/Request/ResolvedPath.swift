@@ -53,7 +53,7 @@ extension ResolvedPath {
         steps.map { step in
             let name = step.via?.name ?? step.set.name
             guard let key = step.key else { return name }
-            return name + KeyPredicate.forKey(zip(step.type.keyNames, key).map { (name: $0, value: $1) }).urlText
+            return name + KeyPredicate.forKey(names: step.type.keyNames, values: key).urlText
         }.joined(separator: "/")
     }
 }

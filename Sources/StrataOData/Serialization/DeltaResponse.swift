@@ -36,7 +36,7 @@ package struct DeltaResponse {
         }
         let keyNames = shape.type.keyNames
         for key in table.deleted {
-            let id = call.serviceRoot + shape.set.name + KeyPredicate.forKey(zip(keyNames, key).map { (name: $0, value: $1) }).urlText
+            let id = call.serviceRoot + shape.set.name + KeyPredicate.forKey(names: keyNames, values: key).urlText
             ODataDeletedEntity(entitySet: shape.set.name, id: id).write(to: &writer)
         }
         writer.endArray()

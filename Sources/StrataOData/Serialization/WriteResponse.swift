@@ -72,9 +72,7 @@ package struct WriteResponse {
 
     /// `Prefer: return=minimal` (among other preferences).
     static func prefersMinimal(_ headers: HTTPFields) -> Bool {
-        headers[values: DeltaRequest.preferHeader].contains { value in
-            value.split(separator: ",").contains { String($0).trimmingWhitespace().lowercased() == "return=minimal" }
-        }
+        headers.preferences.contains("return=minimal")
     }
 
     package func response(_ result: WriteResult) -> Response {

@@ -84,11 +84,7 @@ struct BatchEndpoint: Sendable {
 
     /// `Prefer: odata.continue-on-error` (also V4.0's `continue-on-error`).
     static func prefersContinueOnError(_ headers: HTTPFields) -> Bool {
-        headers[values: HTTPField.Name("Prefer")!].flatMap { $0.split(separator: ",") }.contains { preference in
-            let name = preference.split(separator: "=").first.map { String($0).trimmingWhitespace().lowercased() } ?? ""
-            let value = preference.split(separator: "=").dropFirst().first.map { String($0).trimmingWhitespace().lowercased() }
-            return (name == "odata.continue-on-error" || name == "continue-on-error") && value != "false"
-        }
+        headers.preferenceTokens.contains { ($0.name == "odata.continue-on-error" || $0.name == "continue-on-error") && $0.value != "false" }
     }
 
     private func dependencyFailed(_ operation: BatchOperationRequest, on blocker: String) -> BatchPartResponse {

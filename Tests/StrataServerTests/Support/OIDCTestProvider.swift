@@ -39,24 +39,14 @@ struct OIDCTestProvider: Sendable {
     var issuer: String { "http://127.0.0.1:\(port)/openid" }
     var base: String { "http://127.0.0.1:\(port)" }
 
-    static var fixture: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/oidc").path
-    }
-
-    static var virtualenv: String { ProcessInfo.processInfo.environment["STRATA_OIDC_VENV"] ?? "/tmp/strata-oidc-venv" }
+    static let environment = FixtureVirtualenv(fixture: "oidc", environment: "STRATA_OIDC_VENV", default: "/tmp/strata-oidc-venv")
+    static var fixture: String { environment.fixture }
+    static var virtualenv: String { environment.path }
 
     /// Makes the virtualenv when it is missing; once per test process, however many tests start a
     /// provider at once (the hosted sign-in tests run on both databases in parallel).
     static func install() async throws {
-        try await installation.run()
-    }
-
-    private static let installation = OnceInFlight {
-        let result = try await ChildProcess.run("/bin/sh", [OIDCTestProvider.fixture + "/install.sh", OIDCTestProvider.virtualenv])
-        guard result.status == 0 else {
-            throw Failure(description: "Fixtures/oidc/install.sh failed (\(result.status)): \(result.errors)\(result.output)")
-        }
+        try await environment.install()
     }
 
     /// Starts a provider with these users and clients and waits until its discovery document answers.

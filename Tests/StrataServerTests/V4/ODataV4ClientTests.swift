@@ -19,30 +19,17 @@ import Testing
 struct ODataV4ClientTests {
     static let services = ["cardealer", "hockey", "speakeasy"]
 
-    static var fixture: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/odata-clients").path
-    }
-
-    static var virtualenv: String {
-        ProcessInfo.processInfo.environment["STRATA_ODATA_CLIENTS_VENV"] ?? "/tmp/strata-odata-clients-venv"
-    }
+    static let environment = FixtureVirtualenv(fixture: "odata-clients", environment: "STRATA_ODATA_CLIENTS_VENV",
+                                               default: "/tmp/strata-odata-clients-venv")
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    private static let installation = OnceInFlight {
-        let result = try await ChildProcess.run("/bin/sh", [ODataV4ClientTests.fixture + "/install.sh", ODataV4ClientTests.virtualenv])
-        guard result.status == 0 else {
-            throw Failure(description: "Fixtures/odata-clients/install.sh failed (\(result.status)): \(result.errors)\(result.output)")
-        }
-    }
-
     /// Runs one client's part of clients.py and answers what it printed.
     static func run(_ client: String, port: Int) async throws -> JSONValue {
-        try await installation.run()
-        let result = try await ChildProcess.run(virtualenv + "/bin/python", [fixture + "/clients.py", client, "http://127.0.0.1:\(port)",
+        try await environment.install()
+        let result = try await ChildProcess.run(environment.python, [environment.fixture + "/clients.py", client, "http://127.0.0.1:\(port)",
                                                                              "pyclient", TestAccounts.password("pyclient")] + services)
         guard result.status == 0 else {
             throw Failure(description: "\(client) failed (\(result.status)): \(result.errors.suffix(3000))")

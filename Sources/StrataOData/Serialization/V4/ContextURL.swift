@@ -19,7 +19,7 @@ enum ContextURL {
     static func property(serviceRoot: String, path: ResolvedPath, property: EntityProperty) -> String {
         let target = path.target
         guard let key = target.key else { return serviceRoot + "$metadata#" + property.type.v4Name }
-        let predicate = KeyPredicate.forKey(zip(target.type.keyNames, key).map { (name: $0, value: $1) }).urlText
+        let predicate = KeyPredicate.forKey(names: target.type.keyNames, values: key).urlText
         return serviceRoot + "$metadata#" + target.set.name + predicate + "/" + property.name
     }
 

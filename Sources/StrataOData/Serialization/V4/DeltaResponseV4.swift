@@ -32,9 +32,9 @@ struct DeltaResponseV4 {
         for key in table.deleted {
             writer.beginObject()
             writer.key("@odata.context")
-            writer.string(call.serviceRoot + ODataDeletedEntity(entitySet: shape.set.name, id: "").context)
+            writer.string(call.serviceRoot + ODataDeletedEntity.context(of: shape.set.name))
             writer.key("id")
-            writer.string(call.serviceRoot + shape.set.name + KeyPredicate.forKey(zip(keyNames, key).map { (name: $0, value: $1) }).urlText)
+            writer.string(call.serviceRoot + shape.set.name + KeyPredicate.forKey(names: keyNames, values: key).urlText)
             writer.key("reason")
             writer.string("deleted")
             writer.endObject()
