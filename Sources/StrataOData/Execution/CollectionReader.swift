@@ -62,6 +62,8 @@ struct PageLimits: Sendable {
     var skip: Int = 0
     /// Server-driven page size; nil when the response must hold every row (V1 clients cannot follow `__next`).
     var pageSize: Int?
+    /// Whether ``pageSize`` is the client's `odata.maxpagesize`: the response says so in `Preference-Applied`.
+    var preferredPageSizeApplied = false
     /// From `$skiptoken`: continue after this position.
     var continuation: [ODataValue]?
     /// Rows per database round trip while streaming.

@@ -59,8 +59,8 @@ package struct ReadOperation: Sendable {
     private func rows(_ plan: ReadPlan) async throws -> CollectionRows {
         let reader = CollectionReader(database: service.database, query: plan.query, sortKeys: plan.sortKeys,
                                       columnTypes: plan.columns.map(\.type))
-        var limits = PageLimits(top: query.top, skip: query.skip ?? 0,
-                                pageSize: version >= .v2 ? service.settings.pageSize ?? call.settings.pageSize : nil)
+        var limits = PageLimits(top: query.top, skip: query.skip ?? 0)
+        if version >= .v2 { (limits.pageSize, limits.preferredPageSizeApplied) = pageSize() }
         if let token = query.skipToken {
             limits.continuation = try KeysetContinuation.values(fromToken: token, keys: plan.sortKeys)
         }
@@ -75,11 +75,18 @@ package struct ReadOperation: Sendable {
         return rows
     }
 
+    /// The page size: the service's, or the client's `odata.maxpagesize` when that is smaller (a
+    /// client may ask for smaller pages, never for larger ones than the operator allows).
+    private func pageSize() -> (size: Int, preferenceApplied: Bool) {
+        let serviceSize = service.settings.pageSize ?? call.settings.pageSize
+        guard let preferred = request.maxPageSize, preferred <= serviceSize else { return (serviceSize, false) }
+        return (preferred, true)
+    }
+
     /// A read with `$apply`: aggregated in one statement (``AggregatePlanner``).
     private func aggregated(_ apply: BoundApply) async throws -> ReadResult {
         let plan = try AggregatePlanner(service: service, access: access).plan(path, apply)
-        let pageSize = service.settings.pageSize ?? call.settings.pageSize
-        let read = AggregateRead(service: service, plan: plan, query: query, set: path.target.set, pageSize: pageSize)
+        let read = AggregateRead(service: service, plan: plan, query: query, set: path.target.set, pageSize: pageSize().size)
         let result = try await read.run()
         if result.rows.isEmpty { try await requireParent() }
         return .aggregated(result)
@@ -198,7 +205,7 @@ package struct ReadOperation: Sendable {
             throw ODataError.internalError("A $links read reached Execution without its link target.")
         }
         let plan = try planner.plan(target.path, target.query, entityTags: false)
-        let operation = ReadOperation(call: call, request: ReadRequest(path: target.path, query: target.query), access: access)
+        let operation = ReadOperation(call: call, request: ReadRequest(path: target.path, query: target.query, maxPageSize: request.maxPageSize), access: access)
         guard target.path.target.isCollection else {
             guard let row = try await fetchOne(plan.query, columns: plan.columns) else {
                 try await operation.requireParent()

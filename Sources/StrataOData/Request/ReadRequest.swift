@@ -10,6 +10,8 @@ package struct ReadRequest: Sendable {
     package let query: BoundQuery
     /// `If-None-Match` of a single entity's read: a current copy is answered 304.
     let ifNoneMatch: EntityTagCondition?
+    /// `Prefer: odata.maxpagesize`: pages no larger than this, when it is below the service's page size.
+    let maxPageSize: Int?
     /// A `$links` read: the linked entities (the path one navigation further) and their keys only.
     let linkTarget: LinkTarget?
 
@@ -32,14 +34,17 @@ package struct ReadRequest: Sendable {
         default:
             break
         }
-        return ReadRequest(path: path, query: query, ifNoneMatch: ifNoneMatch, linkTarget: linkTarget)
+        return ReadRequest(path: path, query: query, ifNoneMatch: ifNoneMatch, maxPageSize: call.preferredMaxPageSize,
+                           linkTarget: linkTarget)
     }
 
     /// The same read without conditions: what a `$links` read runs for the linked entities.
-    init(path: ResolvedPath, query: BoundQuery, ifNoneMatch: EntityTagCondition? = nil, linkTarget: LinkTarget? = nil) {
+    init(path: ResolvedPath, query: BoundQuery, ifNoneMatch: EntityTagCondition? = nil, maxPageSize: Int? = nil,
+         linkTarget: LinkTarget? = nil) {
         self.path = path
         self.query = query
         self.ifNoneMatch = ifNoneMatch
+        self.maxPageSize = maxPageSize
         self.linkTarget = linkTarget
     }
 }

@@ -92,7 +92,7 @@ package struct ReadResponse {
     private func stream(_ rows: CollectionRows, tracking: Tracking? = nil,
                         writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
         var headers: HTTPFields = [.contentType: ODataResponse.jsonContentType, ODataResponse.versionHeader(version): version.headerValue]
-        if tracking != nil { headers[DeltaRequest.preferenceAppliedHeader] = DeltaRequest.trackChanges }
+        headers[DeltaRequest.preferenceAppliedHeader] = Self.preferencesApplied(rows, tracking: tracking)
         if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         headers[.contentLength] = nil
         var stream = CollectionStream(rows: rows, framing: CollectionStream.Framing(version, context: nil), writeRow: writeRow,
@@ -100,5 +100,14 @@ package struct ReadResponse {
                                                                  extra: tracking.map { (DeltaRequest.deltaStartOption, $0.start) }))
         stream.deltaLink = tracking?.deltaLink
         return ODataResponse.streamed(stream, headers: headers)
+    }
+
+    /// `Preference-Applied` of a collection: `odata.track-changes` for a tracked read,
+    /// `odata.maxpagesize=N` when the client's page size was used; nil when neither.
+    static func preferencesApplied(_ rows: CollectionRows, tracking: Tracking?) -> String? {
+        var applied: [String] = []
+        if tracking != nil { applied.append(DeltaRequest.trackChanges) }
+        if rows.limits.preferredPageSizeApplied, let size = rows.limits.pageSize { applied.append("odata.maxpagesize=\(size)") }
+        return applied.isEmpty ? nil : applied.joined(separator: ", ")
     }
 }

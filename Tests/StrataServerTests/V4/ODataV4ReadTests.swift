@@ -188,6 +188,51 @@ struct ODataV4ReadTests {
         }
     }
 
+    @Test("Prefer: odata.maxpagesize makes pages smaller, never larger than the service's; Preference-Applied says when it was used",
+          arguments: Backend.allCases)
+    func maxPageSize(_ backend: Backend) async throws {
+        try await withServer(backend, pageSize: 50) { client in
+            func page(_ url: String, prefer: String?) async throws -> (ids: [Int], next: String?, applied: String?) {
+                var headers = Self.v4
+                if let prefer { headers[HTTPField.Name("Prefer")!] = prefer }
+                let response = try await client.get(url, headers: headers)
+                #expect(response.status == .ok, "\(response.text.prefix(300))")
+                return ((response.json["value"]?.arrayValue ?? []).compactMap { $0["personID"]?.intValue },
+                        response.json["@odata.nextLink"]?.stringValue.map { String($0.dropFirst("http://localhost".count)) },
+                        response.headers[HTTPField.Name("Preference-Applied")!])
+            }
+            let smaller = try await page("/cardealer/Person?$orderby=personID", prefer: "odata.maxpagesize=20")
+            #expect(smaller.ids == Array(1...20))
+            #expect(smaller.applied == "odata.maxpagesize=20")
+            // A client that repeats the preference keeps getting pages of its size.
+            let second = try await page(try #require(smaller.next), prefer: "odata.maxpagesize=20")
+            #expect(second.ids == Array(21...40))
+            // One that does not gets the service's size, from where it stopped.
+            let plain = try await page(try #require(second.next), prefer: nil)
+            #expect(plain.ids == Array(41...90))
+            #expect(plain.applied == nil)
+            // Larger than the service's page size: the service's size, and no Preference-Applied.
+            let larger = try await page("/cardealer/Person?$orderby=personID", prefer: "odata.maxpagesize=1000")
+            #expect(larger.ids == Array(1...50))
+            #expect(larger.applied == nil)
+            // With tracking, both are applied; a value that is not a positive number is ignored.
+            let both = try await page("/cardealer/Person?$orderby=personID", prefer: "odata.track-changes, odata.maxpagesize=5")
+            #expect(both.ids == Array(1...5))
+            #expect(both.applied == "odata.track-changes, odata.maxpagesize=5")
+            for ignored in ["odata.maxpagesize=0", "odata.maxpagesize=-3", "odata.maxpagesize=many", "odata.maxpagesize"] {
+                let response = try await page("/cardealer/Person?$orderby=personID", prefer: ignored)
+                #expect(response.ids == Array(1...50), "\(ignored)")
+                #expect(response.applied == nil, "\(ignored)")
+            }
+            // $apply's groups are paged the same way.
+            var headers = Self.v4
+            headers[HTTPField.Name("Prefer")!] = "odata.maxpagesize=3"
+            let groups = try await client.get("/cardealer/Person?$apply=groupby((lastName))&$orderby=lastName", headers: headers)
+            #expect(groups.json["value"]?.arrayValue?.count == 3, "\(groups.text.prefix(300))")
+            #expect(groups.json["@odata.nextLink"] != nil)
+        }
+    }
+
     @Test("$metadata in CSDL 4.0: every set with its type and navigation bindings, partners, V4's type names", arguments: Backend.allCases)
     func metadata(_ backend: Backend) async throws {
         try await withServer(backend) { client in

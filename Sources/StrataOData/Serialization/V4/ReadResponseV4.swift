@@ -80,7 +80,7 @@ struct ReadResponseV4 {
     private func stream(_ rows: CollectionRows, context: String, tracking: ReadResponse.Tracking?,
                         writeRow: @escaping @Sendable (EntityRow, inout JSONWriter) -> Void) -> Response {
         var headers: HTTPFields = [.contentType: format.contentType, ODataResponse.odataVersion: ODataVersion.v4.headerValue]
-        if tracking != nil { headers[DeltaRequest.preferenceAppliedHeader] = DeltaRequest.trackChanges }
+        headers[DeltaRequest.preferenceAppliedHeader] = ReadResponse.preferencesApplied(rows, tracking: tracking)
         if call.isHead { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         var stream = CollectionStream(rows: rows, framing: .v4(context: withContext ? context : nil), writeRow: writeRow,
                                       nextLink: NextLink.builder(serviceRoot: call.serviceRoot, url: call.url,
