@@ -1,3 +1,4 @@
+import Foundation
 @testable import StrataCore
 import Testing
 
@@ -16,6 +17,26 @@ import Testing
             select: ["carID"]))
         #expect(options.expandOptions["PersonCar/Car"] == ExpandOptions(select: ["make"]))
         #expect(options.expandOptions["Other"] == nil)
+    }
+
+    @Test func theV4QueryStringPrintsNestedOptionsThatParseBackToTheSame() throws {
+        let texts = [
+            "$expand=PersonCar($filter=carID gt 2;$orderby=carID desc;$top=1;$skip=2;$count=true;$select=carID;$expand=Car($select=make)),Other",
+            "$expand=A($filter=name eq 'a;b)''c' and contains(name,'x');$top=3)",
+            "$expand=A/B($top=1),C",
+            "$expand=A($expand=B($expand=C($filter=D/any(d:d/x eq $it/y))))",
+        ]
+        for text in texts {
+            let parsed = try Self.v4(text)
+            let printed = parsed.queryString(version: .v4)
+            let again = try Self.v4(printed)
+            #expect(again.expand == parsed.expand, "\(text) → \(printed)")
+            #expect(again.expandOptions == parsed.expandOptions, "\(text) → \(printed)")
+        }
+        let printed = try Self.v4(texts[0]).queryString(version: .v4).removingPercentEncoding
+        #expect(printed == "$expand=PersonCar($filter=carID gt 2;$orderby=carID desc;$top=1;$skip=2;$count=true;$select=carID;$expand=Car($select=make)),Other")
+        // Paths without options print as paths (with the prefixes the parser adds).
+        #expect(try Self.v4("$expand=A/B,C").queryString(version: .v4) == "$expand=A,A/B,C")
     }
 
     @Test func anOptionsTextEndsAtItsOwnSemicolonOrParenthesisNotOneInAStringOrCall() throws {

@@ -92,6 +92,6 @@ public struct DataService: Sendable {
     /// The connection-relative path of a resource below the service root, with a query string.
     public func path(_ resource: ResourcePath, options: QueryOptions = QueryOptions()) -> String {
         let query = options.queryText(for: maxVersion)
-        return rootPath + resource.urlText + (query.isEmpty ? "" : "?" + query)
+        return rootPath + resource.urlText(version: maxVersion) + (query.isEmpty ? "" : "?" + query)
     }
 }

@@ -36,7 +36,7 @@ struct EntityIdentifier: Sendable {
         if let id = object["@odata.id"]?.stringValue {
             if let absolute = URL(string: id, relativeTo: serviceRoot)?.absoluteString, absolute != id { object["@odata.id"] = .string(absolute) }
         } else if let key = key(of: object, type) {
-            object["@odata.id"] = .string(serviceRoot.absoluteString + PathSegment(set.name, key: key).urlText)
+            object["@odata.id"] = .string(serviceRoot.absoluteString + PathSegment(set.name, key: key).urlText(version: .v4))
         }
         if object["@odata.type"] == nil {
             object["@odata.type"] = .string("#" + type.qualifiedName)

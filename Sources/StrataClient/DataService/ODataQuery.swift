@@ -125,6 +125,39 @@ public struct ODataQuery: Sendable {
         expand(paths)
     }
 
+    /// Returns the related entities of `path` inline with options of their own (OData V4):
+    /// `expand("PersonCar", options: ExpandOptions(filter: .property("carID").gt(2), top: 1, count: true))`.
+    /// A V2 service is sent the path alone, which V2 has no syntax to narrow.
+    public func expand(_ path: PropertyPath, options: ExpandOptions) -> ODataQuery {
+        with { query in
+            for length in 1...max(1, path.segments.count) {
+                let prefix = PropertyPath(Array(path.segments.prefix(length)))
+                if !query.options.expand.contains(prefix) { query.options.expand.append(prefix) }
+            }
+            query.options.expandOptions[path] = options
+        }
+    }
+
+    /// Only entities that match a free-text search (OData V4's `$search`); several calls are
+    /// joined with AND. On Strata, a term matches when one of the string properties the caller
+    /// may read contains it, ignoring case.
+    public func search(_ expression: SearchExpression) -> ODataQuery {
+        with { query in
+            query.options.search = query.options.search.map { .and($0, expression) } ?? expression
+        }
+    }
+
+    /// The same, written as `$search` text: `search(parsing: "red OR blue NOT used")`.
+    ///
+    /// - Throws: ``StrataError/Kind/invalidRequest`` naming the column of a syntax error.
+    public func search(parsing text: String) throws(StrataError) -> ODataQuery {
+        do {
+            return search(try QueryOptionParser.search(text))
+        } catch {
+            throw StrataError(.invalidRequest, code: error.code, message: error.message, underlying: error)
+        }
+    }
+
     /// At most `count` entities (`$top`).
     public func top(_ count: Int) -> ODataQuery {
         with { $0.options.top = count }

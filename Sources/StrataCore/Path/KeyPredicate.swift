@@ -25,13 +25,20 @@ public enum KeyPredicate: Sendable, Hashable {
         forKey(zip(names, values).map { (name: $0, value: $1) })
     }
 
-    /// `(1)` or `(PartitionKey='a',RowKey='b')`, percent-encoded for use in a URL path.
-    public var urlText: String {
+    /// `(1)` or `(PartitionKey='a',RowKey='b')`, percent-encoded for use in a URL path, with V2's literals.
+    public var urlText: String { urlText(version: .v2) }
+
+    /// The same with the literals of `version`: V4 writes `(5000000000)`, `(01234567-…)` and
+    /// `(2009-11-01)` where V2 writes `(5000000000L)`, `(guid'01234567-…')` and `(datetime'2009-11-01T00:00')`.
+    public func urlText(version: ODataVersion) -> String {
+        func format(_ value: ODataValue) -> String {
+            version.isV4 ? QueryPrinter.v4Literal(value) : ODataLiteral.format(value)
+        }
         switch self {
         case .single(let value):
-            return "(" + PercentEncoding.encodePathLiteral(ODataLiteral.format(value)) + ")"
+            return "(" + PercentEncoding.encodePathLiteral(format(value)) + ")"
         case .named(let pairs):
-            let parts = pairs.map { "\($0.name)=" + PercentEncoding.encodePathLiteral(ODataLiteral.format($0.value)) }
+            let parts = pairs.map { "\($0.name)=" + PercentEncoding.encodePathLiteral(format($0.value)) }
             return "(" + parts.joined(separator: ",") + ")"
         }
     }

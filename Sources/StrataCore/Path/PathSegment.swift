@@ -13,8 +13,11 @@ public struct PathSegment: Sendable, Hashable {
     public var isSystem: Bool { name.hasPrefix("$") }
 
     /// The segment as it appears in a URL path, percent-encoded.
-    public var urlText: String {
-        PercentEncoding.encodePathSegmentName(name) + (key?.urlText ?? "")
+    public var urlText: String { urlText(version: .v2) }
+
+    /// The same with the key's literals as `version` writes them.
+    public func urlText(version: ODataVersion) -> String {
+        PercentEncoding.encodePathSegmentName(name) + (key?.urlText(version: version) ?? "")
     }
 
     /// Parses one raw (still percent-encoded) segment.
@@ -76,7 +79,10 @@ public struct ResourcePath: Sendable, Hashable {
     }
 
     /// The path as it appears in a URL (percent-encoded, no leading slash).
-    public var urlText: String { segments.map(\.urlText).joined(separator: "/") }
+    public var urlText: String { urlText(version: .v2) }
+
+    /// The same with key literals as `version` writes them.
+    public func urlText(version: ODataVersion) -> String { segments.map { $0.urlText(version: version) }.joined(separator: "/") }
 
     /// Parses the part of a URL path after the service name. Slashes inside quoted key strings do not split.
     public static func parse(_ rawPath: Substring) throws(ODataError) -> ResourcePath {

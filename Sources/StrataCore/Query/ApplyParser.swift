@@ -278,7 +278,8 @@ struct ApplyParser {
         try refuseUnimplemented(in: range)
         var padded = String(repeating: " ", count: range.lowerBound)
         padded.unicodeScalars.append(contentsOf: scalars[range])
-        var parser = try ExpressionParser(padded, option: option, limits: limits)
+        // The extension's expressions are V4's: its literals, `contains`, lambdas, `in`, `Nav/$count`, `$it`.
+        var parser = try ExpressionParser(padded, option: option, limits: limits, version: .v4)
         let expression = try parser.parseExpression()
         guard parser.current.kind == .end else {
             throw parser.unexpected(expecting: "expected an operator")
@@ -287,7 +288,7 @@ struct ApplyParser {
     }
 
     /// The parts of the extension's expressions that `$filter` does not have either (`$these/aggregate(…)`,
-    /// `$it`, `$root`, annotations, functions of the model): 501 rather than the expression parser's
+    /// `$root`, annotations, functions of the model): 501 rather than the expression parser's
     /// syntax error, since they are valid and only not implemented.
     private func refuseUnimplemented(in range: Range<Int>) throws(ODataError) {
         var i = range.lowerBound
@@ -304,6 +305,12 @@ struct ApplyParser {
             if c == "$" || c == "@" {
                 var end = i + 1
                 while end < range.upperBound, QueryLexer.isIdentifierPart(scalars[end]) || scalars[end] == "." { end += 1 }
+                // `$it` and `Nav/$count` are `$filter`'s too: the expression parser reads them.
+                if c == "$", ["$it", "$count"].contains(text(i..<end)) {
+                    previous = scalars[end - 1]
+                    i = end
+                    continue
+                }
                 throw Self.notImplemented(option, "\(QuerySyntaxError.quoted(text(i..<end))) in expressions is not supported", column: i + 1)
             }
             if QueryLexer.isIdentifierStart(c), !QueryLexer.isIdentifierPart(previous), !QueryLexer.isDigit(previous) {

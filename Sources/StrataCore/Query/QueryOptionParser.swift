@@ -4,6 +4,11 @@
 /// callers that hold one option's text. Every failure is a 400 whose message starts with the option
 /// and says where (1-based column into the given text) and what: `$filter: expected an operand after 'eq' at column 17`.
 public enum QueryOptionParser {
+    /// Parses a V4 `$search` expression: `red OR blue NOT "used car"`.
+    public static func search(_ text: String) throws(ODataError) -> SearchExpression {
+        try SearchParser.parse(text, limits: .default)
+    }
+
     /// Parses a `$filter` expression.
     public static func filter(_ text: String) throws(ODataError) -> QueryExpression {
         try filter(text, limits: .default)

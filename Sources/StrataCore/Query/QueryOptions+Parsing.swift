@@ -15,10 +15,12 @@ enum SystemQueryOption: String, CaseIterable {
     case apply = "$apply"
     /// V4 only: computed properties.
     case compute = "$compute"
+    /// V4 only: free-text search.
+    case search = "$search"
 
-    /// The options `version` defines: V2's `$inlinecount` is V4's `$count`; `$apply` and `$compute` are V4's.
+    /// The options `version` defines: V2's `$inlinecount` is V4's `$count`; `$apply`, `$compute` and `$search` are V4's.
     static func defined(in version: ODataVersion) -> [SystemQueryOption] {
-        allCases.filter { version.isV4 ? $0 != .inlineCount : ![.count, .apply, .compute].contains($0) }
+        allCases.filter { version.isV4 ? $0 != .inlineCount : ![.count, .apply, .compute, .search].contains($0) }
     }
 }
 
@@ -88,6 +90,7 @@ extension QueryOptions {
             }
         case .apply: apply = try ApplyParser.transformations(value, limits: limits)
         case .compute: compute = try ApplyParser.compute(value, limits: limits)
+        case .search: search = try SearchParser.parse(value, limits: limits)
         case .skipToken:
             guard !value.isEmpty else { throw .badRequest("$skiptoken is empty; pass the token from the __next link unchanged") }
             skipToken = value
@@ -102,7 +105,7 @@ extension QueryOptions {
         if let known = SystemQueryOption(rawValue: name.lowercased()), defined.contains(known), known.rawValue != name {
             return .badRequest("Unknown system query option \(QuerySyntaxError.quoted(name)); system query options are lowercase: \(known.rawValue)")
         }
-        if !version.isV4, name == SystemQueryOption.apply.rawValue || name == SystemQueryOption.compute.rawValue {
+        if !version.isV4, [SystemQueryOption.apply, .compute, .search].map(\.rawValue).contains(name) {
             return .badRequest("\(name) is OData V4's; Strata serves it to V4 requests only: send OData-MaxVersion: 4.0 (and no DataServiceVersion)")
         }
         if version.isV4, name == SystemQueryOption.inlineCount.rawValue {

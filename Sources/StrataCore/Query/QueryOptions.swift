@@ -40,6 +40,9 @@ public struct QueryOptions: Sendable, Hashable {
     public var apply: [ApplyTransformation] = []
     /// V4's `$compute`: computed properties added to each entity; empty when the request has none.
     public var compute: [ComputeItem] = []
+    /// V4's `$search`: free-text terms an entity's string properties must contain; nil when the
+    /// request has none.
+    public var search: SearchExpression?
 
     public init(
         filter: QueryExpression? = nil,

@@ -44,6 +44,49 @@ public enum QueryPrinter {
         paths.map(\.description).joined(separator: ",")
     }
 
+    /// V4's `$expand` with each path's options in parentheses and deeper paths as a nested
+    /// `$expand`, `PersonCar($top=1;$expand=Car($select=make))`: what ``ExpandParser`` reads back
+    /// into the same paths and options. Without options, the plain list of paths.
+    public static func expand(_ paths: [PropertyPath], options: [PropertyPath: ExpandOptions]) -> String {
+        guard !options.isEmpty else { return expand(paths) }
+        return expandItems(under: [], paths, options)
+    }
+
+    private static func expandItems(under prefix: [String], _ paths: [PropertyPath], _ options: [PropertyPath: ExpandOptions]) -> String {
+        expandItemList(under: prefix, paths, options).joined(separator: ",")
+    }
+
+    /// The items below `prefix`: `Nav(options;$expand=…)` where `Nav` has options, and `Nav/Deeper(…)`
+    /// where only a deeper path has them, so that printing adds no options the parser did not see.
+    private static func expandItemList(under prefix: [String], _ paths: [PropertyPath], _ options: [PropertyPath: ExpandOptions]) -> [String] {
+        var children: [PropertyPath] = []
+        for path in paths where path.segments.count > prefix.count && path.segments.starts(with: prefix) {
+            let child = PropertyPath(Array(path.segments.prefix(prefix.count + 1)))
+            if !children.contains(child) { children.append(child) }
+        }
+        return children.flatMap { child -> [String] in
+            let name = child.segments.last ?? ""
+            let nested = expandItemList(under: child.segments, paths, options)
+            guard let own = options[child] else {
+                return nested.isEmpty ? [name] : nested.map { name + "/" + $0 }
+            }
+            var parts = expandOptions(own)
+            if !nested.isEmpty { parts.append("$expand=" + nested.joined(separator: ",")) }
+            return [name + "(" + parts.joined(separator: ";") + ")"]
+        }
+    }
+
+    private static func expandOptions(_ options: ExpandOptions) -> [String] {
+        var parts: [String] = []
+        if let filter = options.filter { parts.append("$filter=" + QueryPrinter.filter(filter, version: .v4)) }
+        if !options.orderBy.isEmpty { parts.append("$orderby=" + orderBy(options.orderBy, version: .v4)) }
+        if let top = options.top { parts.append("$top=\(top)") }
+        if let skip = options.skip { parts.append("$skip=\(skip)") }
+        if options.count { parts.append("$count=true") }
+        if !options.select.isEmpty { parts.append("$select=" + select(options.select)) }
+        return parts
+    }
+
     /// How tightly an expression binds when it is an operand; atoms and calls bind tightest.
     private static func precedence(_ expression: QueryExpression) -> Int {
         switch expression {
@@ -152,8 +195,9 @@ extension QueryOptions {
         queryString(version: .v2)
     }
 
-    /// The same in the grammar of `version`: V4 prints `$filter` and `$orderby` as V4 writes them and
-    /// counts with `$count=true` where V2 writes `$inlinecount=allpages`.
+    /// The same in the grammar of `version`: V4 prints `$filter` and `$orderby` as V4 writes them,
+    /// `$expand` with its nested options, and counts with `$count=true` where V2 writes
+    /// `$inlinecount=allpages`.
     public func queryString(version: ODataVersion) -> String {
         var pairs: [(String, String)] = []
         if let filter { pairs.append(("$filter", QueryPrinter.filter(filter, version: version))) }
@@ -161,7 +205,9 @@ extension QueryOptions {
         if let top { pairs.append(("$top", String(top))) }
         if let skip { pairs.append(("$skip", String(skip))) }
         if !select.isEmpty { pairs.append(("$select", QueryPrinter.select(select))) }
-        if !expand.isEmpty { pairs.append(("$expand", QueryPrinter.expand(expand))) }
+        if !expand.isEmpty {
+            pairs.append(("$expand", version.isV4 ? QueryPrinter.expand(expand, options: expandOptions) : QueryPrinter.expand(expand)))
+        }
         if let inlineCount {
             if version.isV4 {
                 pairs.append(("$count", inlineCount == .allPages ? "true" : "false"))
@@ -173,6 +219,7 @@ extension QueryOptions {
         if let format { pairs.append(("$format", format)) }
         if !apply.isEmpty { pairs.append(("$apply", ApplyTransformation.text(apply))) }
         if !compute.isEmpty { pairs.append(("$compute", compute.map(\.text).joined(separator: ","))) }
+        if let search { pairs.append(("$search", search.text)) }
         for option in customOptions { pairs.append((option.name, option.value)) }
         return pairs.map { name, value in
             PercentEncoding.encodeQueryValue(name) + "=" + PercentEncoding.encodeQueryValue(value)

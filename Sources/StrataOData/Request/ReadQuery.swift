@@ -8,7 +8,7 @@ package enum ReadQuery {
         // No options: nothing to parse, check or refuse.
         if call.url.rawQuery.isEmpty, let plain = call.service.plainQueries[type.qualifiedName] { return plain }
         let limits = call.settings.queryLimits
-        let options = try QueryOptions(parsing: call.url.rawQuery, limits: limits, version: call.version)
+        var options = try QueryOptions(parsing: call.url.rawQuery, limits: limits, version: call.version)
         if call.version == .v1 {
             let needsTwo = [("$select", !options.select.isEmpty), ("$inlinecount", options.inlineCount != nil),
                             ("$skiptoken", options.skipToken != nil)].first { $0.1 }
@@ -25,12 +25,14 @@ package enum ReadQuery {
         switch path.terminal {
         case .entities where !target.isCollection:
             try refuse(options, [("$orderby", !options.orderBy.isEmpty), ("$top", options.top != nil), ("$skip", options.skip != nil),
-                                 ("$skiptoken", options.skipToken != nil), ("$inlinecount", options.inlineCount != nil)],
+                                 ("$skiptoken", options.skipToken != nil), ("$inlinecount", options.inlineCount != nil),
+                                 ("$search", options.search != nil)],
                        "a single entity")
         case .property, .rawValue:
             try refuse(options, [("$filter", options.filter != nil), ("$orderby", !options.orderBy.isEmpty), ("$top", options.top != nil),
                                  ("$skip", options.skip != nil), ("$select", !options.select.isEmpty), ("$expand", !options.expand.isEmpty),
-                                 ("$skiptoken", options.skipToken != nil), ("$inlinecount", options.inlineCount != nil)],
+                                 ("$skiptoken", options.skipToken != nil), ("$inlinecount", options.inlineCount != nil),
+                                 ("$search", options.search != nil)],
                        "a property")
         case .count:
             try refuse(options, [("$select", !options.select.isEmpty), ("$expand", !options.expand.isEmpty),
@@ -40,6 +42,14 @@ package enum ReadQuery {
             try refuse(options, [("$select", !options.select.isEmpty), ("$expand", !options.expand.isEmpty)], "$links")
         case .entities:
             break
+        }
+        if let search = options.search {
+            // $apply runs before the other options: a search after it would look at groups, not entities.
+            guard options.apply.isEmpty else {
+                throw .badRequest("$search cannot be combined with $apply; filter the entities inside $apply with filter(…)")
+            }
+            let searched = SearchFilter.expression(search, over: type)
+            options.filter = options.filter.map { $0 && searched } ?? searched
         }
         return try QueryBinder(model: call.service.model, version: call.version).bind(options, to: type)
     }

@@ -20,8 +20,8 @@ enum TalkingToV4ServicesSnippets {
 #sourceLocation(file: "Sources/StrataClient/StrataClient.docc/TalkingToV4Services.md", line: 13)
         let trippin = DataService(url: URL(string: "https://services.example.com/TripPin/")!, maxVersion: .v4)
         let people = try await trippin.set("People").orderBy("UserName").top(10).inlineCount().page()
-        people.count          // @odata.count
-        people.nextLink       // @odata.nextLink
+        print(people.count ?? 0)                      // @odata.count
+        print(people.nextLink?.absoluteString ?? "")  // @odata.nextLink
         let model = try await trippin.model()   // from CSDL 4.0
 #sourceLocation()
         use(trippin)
@@ -39,6 +39,16 @@ enum TalkingToV4ServicesSnippets {
         try await service.set("Person").key(5).addLink("PersonCar", to: service.set("PersonCar").key(3))
 #sourceLocation()
         use(link)
+    }
+
+    static func snippetAtLine108(service: DataService) async throws {
+#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/TalkingToV4Services.md", line: 108)
+        let people = try await service.set("Person")
+            .expand("PersonCar", options: ExpandOptions(filter: .property("carID").gt(2), top: 1, count: true))
+            .search(parsing: "an OR el NOT Smith")
+            .page()
+#sourceLocation()
+        use(people)
     }
 
     /// Marks a value an example makes but does not go on to use.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import StrataCore
 import StrataDemo
 @testable import StrataServer
 @testable import StrataStorage
@@ -12,7 +13,7 @@ import StrataDemo
 @testable import StrataFeed
 import Testing
 
-/// The fuzz harness: generated `$filter`, `$sql`, JSON bodies and `$batch` requests against a
+/// The fuzz harness: generated `$filter` (V2's and V4's), `$sql`, JSON bodies and `$batch` requests against a
 /// server on each database, for `STRATA_FUZZ_SECONDS` each (a few seconds by default; set it for a
 /// long run). Any 5xx, any request that hangs, any 4xx without an OData error body fails the test,
 /// naming the seed and the request.
@@ -35,6 +36,21 @@ struct FuzzHarnessTests {
         try await Self.server(backend) { client in
             var generator = FuzzFilterGenerator()
             let report = try await FuzzRun.run("filter \(backend)", seed: FuzzRun.seed(default: 0xF117_E4), client: client) { generator.request(&$0) }
+            #expect(report.statuses[200, default: 0] > 0 && report.statuses[400, default: 0] > 0, "the corpus reaches both outcomes")
+        }
+    }
+
+    @Test("OData V4 queries ($filter with V4's syntax, lambdas, in, $expand options, $compute, $search): no 5xx, no hang, errors in V4's shape",
+          arguments: Backend.allCases)
+    func filtersV4(_ backend: Backend) async throws {
+        try await Self.server(backend) { client in
+            var generator = FuzzFilterV4Generator()
+            let report = try await FuzzRun.run("filter v4 \(backend)", seed: FuzzRun.seed(default: 0x0D474), client: client, check: { _, response in
+                guard response.status.code >= 400 else { return nil }
+                // V4's error: {"error":{"code":"…","message":"…"}}, the message a string (V2's is an object).
+                let body = try? JSONValue.parse(Array(response.body.readableBytesView))
+                return body?["error"]?["message"]?.stringValue?.isEmpty == false ? nil : "not a V4 error body"
+            }) { generator.request(&$0) }
             #expect(report.statuses[200, default: 0] > 0 && report.statuses[400, default: 0] > 0, "the corpus reaches both outcomes")
         }
     }
