@@ -34,6 +34,22 @@ struct V4RequestTests {
         #expect(v4.set("People").inlineCount(.none).requestPath == "People?$count=false")
     }
 
+    @Test("Key predicates, nested $expand options and $search in V4's syntax; V2 prints keys with its prefixes and has no $search")
+    func v4Syntax() throws {
+        let v4 = DataService(url: URL(string: "http://example.com/trippin/")!, maxVersion: .v4)
+        let v2 = DataService(url: URL(string: "http://example.com/trippin/")!)
+        let guid = UUID(uuidString: "01234567-89AB-CDEF-0123-456789ABCDEF")!
+        #expect(v4.set("Big").key(.single(.int64(5_000_000_000))).requestPath == "Big(5000000000)")
+        #expect(v2.set("Big").key(.single(.int64(5_000_000_000))).requestPath == "Big(5000000000L)")
+        #expect(v4.set("Ids").key(.single(.guid(guid))).requestPath == "Ids(01234567-89ab-cdef-0123-456789abcdef)")
+        #expect(v2.set("Ids").key(.single(.guid(guid))).requestPath.hasPrefix("Ids(guid'"))
+        let expanded = v4.set("Person").expand("PersonCar/Car", options: ExpandOptions(top: 1, count: true))
+        #expect(expanded.requestPath.removingPercentEncoding == "Person?$expand=PersonCar/Car($top=1;$count=true)")
+        let searched = try v4.set("Person").search(parsing: "red OR blue").search(.term("used car"))
+        #expect(searched.requestPath.removingPercentEncoding == "Person?$search=(red OR blue) AND \"used car\"")
+        #expect(throws: StrataError.self) { try v4.set("Person").search(parsing: "\"open") }
+    }
+
     struct Body: Encodable { var when: Date; var big: Int64; var price: Decimal; var bytes: Data; var name: String }
 
     @Test("V4 bodies: ISO 8601 dates, Int64 and Decimal as exact numbers, base64url; V2 keeps its forms")
