@@ -270,48 +270,15 @@ def curl_download(url, headers):
     return {"status": int(out[0]), "ttfb_s": float(out[1]), "total_s": float(out[2]), "bytes": int(out[3])}
 
 
-def datasette_json_pages(base, path):
-    """Follows Datasette's `Link: <…>; rel="next"` headers over one keep-alive connection."""
-    host, port = split(base)
-    connection = http.client.HTTPConnection(host, port, timeout=120)
-    started = time.perf_counter()
-    ttfb = None
-    rows = 0
-    size = 0
-    pages = 0
-    while path:
-        connection.request("GET", path, headers={"Accept": "application/json"})
-        response = connection.getresponse()
-        if ttfb is None:
-            ttfb = time.perf_counter() - started
-        data = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"Datasette answered {response.status} for {path}")
-        size += len(data)
-        pages += 1
-        rows += len(json.loads(data))
-        link = response.getheader("Link") or ""
-        match = re.search(r'<([^>]+)>;\s*rel="next"', link)
-        path = None
-        if match:
-            parsed = urllib.parse.urlsplit(match.group(1))
-            path = parsed.path + ("?" + parsed.query if parsed.query else "")
-    total = time.perf_counter() - started
-    connection.close()
-    return {"status": 200, "ttfb_s": ttfb, "total_s": total, "bytes": size, "rows": rows, "pages": pages}
-
-
-NEXT_LINK = re.compile(rb'"@odata\.nextLink":"([^"]+)"')
-
-
-def odata_v4_pages(base, path, headers):
-    """Follows V4's `@odata.nextLink` over one keep-alive connection, as a V4 client reads a whole set. The link
-    is found with a regular expression, not by parsing the page, so that the client costs little of the time."""
+def follow_pages(base, path, headers, next_link, count_rows=None):
+    """Reads a collection page by page over one keep-alive connection: `next_link(response, data)` gives the
+    next page's URL (or None), `count_rows(data)` the rows of a page when they are counted."""
     host, port = split(base)
     connection = http.client.HTTPConnection(host, port, timeout=120)
     all_headers = {"Accept": "application/json", **headers}
     started = time.perf_counter()
     ttfb = None
+    rows = 0
     size = 0
     pages = 0
     while path:
@@ -324,14 +291,39 @@ def odata_v4_pages(base, path, headers):
             raise RuntimeError(f"{base}{path} answered {response.status}: {data[:200]!r}")
         size += len(data)
         pages += 1
-        match = NEXT_LINK.search(data, max(0, len(data) - 2048))
+        if count_rows:
+            rows += count_rows(data)
+        link = next_link(response, data)
         path = None
-        if match:
-            parsed = urllib.parse.urlsplit(match.group(1).decode().replace("\\/", "/"))
+        if link:
+            parsed = urllib.parse.urlsplit(link)
             path = parsed.path + ("?" + parsed.query if parsed.query else "")
     total = time.perf_counter() - started
     connection.close()
-    return {"status": 200, "ttfb_s": ttfb, "total_s": total, "bytes": size, "pages": pages}
+    result = {"status": 200, "ttfb_s": ttfb, "total_s": total, "bytes": size, "pages": pages}
+    if count_rows:
+        result["rows"] = rows
+    return result
+
+
+def datasette_json_pages(base, path):
+    """Follows Datasette's `Link: <…>; rel="next"` headers."""
+    def next_link(response, _data):
+        match = re.search(r'<([^>]+)>;\s*rel="next"', response.getheader("Link") or "")
+        return match.group(1) if match else None
+    return follow_pages(base, path, {}, next_link, count_rows=lambda data: len(json.loads(data)))
+
+
+NEXT_LINK = re.compile(rb'"@odata\.nextLink":"([^"]+)"')
+
+
+def odata_v4_pages(base, path, headers):
+    """Follows V4's `@odata.nextLink`, as a V4 client reads a whole set. The link is found with a regular
+    expression at the page's end, not by parsing the page, so that the client costs little of the time."""
+    def next_link(_response, data):
+        match = NEXT_LINK.search(data, max(0, len(data) - 2048))
+        return match.group(1).decode().replace("\\/", "/") if match else None
+    return follow_pages(base, path, headers, next_link)
 
 
 def count_rows_v1(data):
