@@ -129,13 +129,9 @@ public struct ODataQuery: Sendable {
     /// `expand("PersonCar", options: ExpandOptions(filter: .property("carID").gt(2), top: 1, count: true))`.
     /// A V2 service is sent the path alone, which V2 has no syntax to narrow.
     public func expand(_ path: PropertyPath, options: ExpandOptions) -> ODataQuery {
-        with { query in
-            for length in 1...max(1, path.segments.count) {
-                let prefix = PropertyPath(Array(path.segments.prefix(length)))
-                if !query.options.expand.contains(prefix) { query.options.expand.append(prefix) }
-            }
-            query.options.expandOptions[path] = options
-        }
+        // The path's prefixes too, as V4's parser lists them: `A/B(…)` expands `A`.
+        let prefixes = (1...max(1, path.segments.count)).map { PropertyPath(Array(path.segments.prefix($0))) }
+        return expand(prefixes).with { $0.options.expandOptions[path] = options }
     }
 
     /// Only entities that match a free-text search (OData V4's `$search`); several calls are

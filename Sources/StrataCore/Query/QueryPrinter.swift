@@ -49,11 +49,7 @@ public enum QueryPrinter {
     /// into the same paths and options. Without options, the plain list of paths.
     public static func expand(_ paths: [PropertyPath], options: [PropertyPath: ExpandOptions]) -> String {
         guard !options.isEmpty else { return expand(paths) }
-        return expandItems(under: [], paths, options)
-    }
-
-    private static func expandItems(under prefix: [String], _ paths: [PropertyPath], _ options: [PropertyPath: ExpandOptions]) -> String {
-        expandItemList(under: prefix, paths, options).joined(separator: ",")
+        return expandItemList(under: [], paths, options).joined(separator: ",")
     }
 
     /// The items below `prefix`: `Nav(options;$expand=…)` where `Nav` has options, and `Nav/Deeper(…)`

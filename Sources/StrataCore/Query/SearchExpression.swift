@@ -12,15 +12,6 @@ public indirect enum SearchExpression: Sendable, Hashable {
     case and(SearchExpression, SearchExpression)
     case or(SearchExpression, SearchExpression)
 
-    /// Every term, first to last.
-    public var terms: [String] {
-        switch self {
-        case .term(let text): return [text]
-        case .not(let operand): return operand.terms
-        case .and(let left, let right), .or(let left, let right): return left.terms + right.terms
-        }
-    }
-
     /// The canonical `$search` text (not percent-encoded): a term that is not a plain word is
     /// quoted (a phrase cannot hold quotation marks: they are left out), and operators are written out.
     public var text: String { write(parentPrecedence: 0) }
