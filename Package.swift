@@ -224,6 +224,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: server),
             ],
+            // The console's page, style sheet and ES modules, served at /console.
+            resources: [.copy("Console/Resources")],
             swiftSettings: strictSwift
         ),
         // What `strata serve --demo` and `strata demo-data` create: the demo services' SQL, their

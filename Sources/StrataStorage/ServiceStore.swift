@@ -63,5 +63,5 @@ package enum ServiceName {
 
     /// Service names that would shadow Strata's own routes (`.well-known` is no valid name anyway, but
     /// its path must reach the router, for `/.well-known/jwks.json`).
-    package static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "strata_system", "strata_feed", "strata_sync", ".well-known"]
+    package static let reserved: Set<String> = ["health", "metrics", "auth", "admin", "blobs", "console", "strata_system", "strata_feed", "strata_sync", ".well-known"]
 }

@@ -112,6 +112,12 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Strata",
                              availableConnectionsDelegate: .maximum(configuration.connections.maxConnections, logger: logger)),
         services: services,
+        onServerRunning: { [logger] channel in
+            // The port the server got (also when --port 0 asked for any free one).
+            let port = channel.localAddress?.port ?? configuration.port
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            logger.notice("The console is at http://\(host):\(port)/console")
+        },
         logger: logger)
     app.beforeServerStarts {
         try await runtime.start()

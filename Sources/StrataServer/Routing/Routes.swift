@@ -53,6 +53,7 @@ enum Routes {
         }
 
         BlobRoutes.register(on: router, blobs: runtime.blobs)
+        ConsoleRoutes.register(on: router)
 
         let odata = ODataEndpoint(runtime: runtime)
         for method in odataMethods {

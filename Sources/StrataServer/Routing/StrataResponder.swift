@@ -7,7 +7,7 @@ import StrataStorage
 /// Sends each request to the OData endpoint or to the router by the first segment of its path.
 ///
 /// Every route the router holds besides the OData catch-all (`/**`) sits below `/` or a reserved
-/// name (``ServiceName/reserved``: `health`, `metrics`, `auth`, `admin`, `blobs`, `.well-known`), so any other path
+/// name (``ServiceName/reserved``: `health`, `metrics`, `auth`, `admin`, `blobs`, `console`, `.well-known`), so any other path
 /// is one the router would hand to the OData endpoint anyway. Going there directly spares each
 /// service request the route lookup, which cost as much as parsing its OData URL.
 struct StrataResponder: HTTPResponder {

@@ -63,12 +63,14 @@ func withAuthServer<T: Sendable>(
 }
 
 /// ``withAuthServer(_:clock:configure:setup:_:)`` that also hands the test its configuration, so
-/// that it can administer the same data while the server runs, as the CLI would.
+/// that it can administer the same data while the server runs, as the CLI would; `testing: .live`
+/// puts the server on a real socket (the client's `port`), for browsers and other processes.
 func withAuthServer<T: Sendable>(
     _ backend: Backend,
     clock: TestClock = TestClock(),
     services: [TestService] = [],
     logger: Logger = TestDatabases.logger,
+    testing: TestingSetup = .router,
     configure: @Sendable (inout StrataConfiguration) -> Void = { _ in },
     setup: @Sendable (Administration) async throws -> Void = { _ in },
     _ test: @Sendable (any TestClientProtocol, StrataConfiguration) async throws -> T
@@ -88,7 +90,7 @@ func withAuthServer<T: Sendable>(
             try await setup(admin)
         }
         let app = try await buildApplication(prepared, logger: logger)
-        return try await app.test(.router) { client in
+        return try await app.test(testing) { client in
             try await test(client, prepared)
         }
     }

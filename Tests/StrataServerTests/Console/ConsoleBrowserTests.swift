@@ -1,0 +1,134 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import StrataCore
+@testable import StrataServer
+import Testing
+
+/// The console (issue 39) in a real headless Chromium against a live server on each database:
+/// sign in, the services and their sets with row counts, a set's first page (timed in the
+/// browser), sorting, a `$filter` and its error, the next page, a row holding HTML shown as text,
+/// no script error in the browser's log and no request to another host. Screenshots of each
+/// screen go to `.build/console-screenshots/`.
+@Suite("Console in a real browser", .serialized)
+struct ConsoleBrowserTests {
+    /// Where the screenshots go: `.build/console-screenshots` of this package.
+    static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/console-screenshots").path
+
+    /// Fits Person's 50-character firstName.
+    static let markup = "<img src=x onerror=\"window.__xss=2\"><b>bold</b>"
+
+    /// The texts of one column of the table on the page.
+    static func column(_ browser: WebDriver, _ name: String) async throws -> [String] {
+        let script = """
+            const headers = [...document.querySelectorAll('thead th')].map(th => th.textContent.replace(/ [▲▼]$/, ''));
+            const index = headers.indexOf(arguments[0]);
+            return [...document.querySelectorAll('tbody tr')].map(tr => tr.children[index].textContent);
+            """
+        return try await browser.run(script, [name]) as? [String] ?? []
+    }
+
+    @Test("Sign in, browse, sort, filter, page; markup in a row stays text; no script errors, no other hosts", arguments: Backend.allCases)
+    func browse(_ backend: Backend) async throws {
+        if let missing = WebDriver.missing {
+            Issue.record("The console's browser tests need Chromium: \(missing). .ci/run installs it.")
+            return
+        }
+        try await withAuthServer(backend, testing: .live) { client, _ in
+            let port = try #require(client.port)
+            let root = "http://127.0.0.1:\(port)/console/"
+            let body = #"{"firstName":"\#(Self.markup.replacingOccurrences(of: "\"", with: "\\\""))","lastName":"Xss"}"#
+            let created = try await client.execute(uri: "/cardealer/Person", method: .post,
+                                                   headers: basic(TestAccounts.admin) + [.contentType: "application/json"],
+                                                   body: ByteBuffer(string: body))
+            #expect(created.status == .created, "\(created.text.prefix(300))")
+            let total = try #require(Int(try await client.get("/cardealer/Person/$count", headers: basic(TestAccounts.admin)).text))
+
+            let browser = try await WebDriver.start()
+            do {
+                try await Self.exercise(browser, backend: backend, root: root, port: port, total: total)
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+        }
+    }
+
+    static func exercise(_ browser: WebDriver, backend: Backend, root: String, port: Int, total: Int) async throws {
+        do {
+            let shot = { (name: String) in try await browser.screenshot(to: "\(screenshots)/\(backend)-\(name).png") }
+
+            // Sign in.
+            try await browser.open(root + "#/signin")
+            try await browser.type(TestAccounts.admin, into: "input[name=username]")
+            try await browser.type("wrong password", into: "input[name=password]")
+            try await browser.click("form.signin button[type=submit]")
+            let refused = try await browser.text(".error")
+            #expect(refused.contains("not correct"), "\(refused)")
+            try await shot("signin-refused")
+            try await browser.type(TestAccounts.password(TestAccounts.admin), into: "input[name=password]")
+            try await browser.click("form.signin button[type=submit]")
+            try await browser.wait(until: "return document.querySelectorAll('ul.sets a').length > 0", "the service list")
+            #expect(try await browser.text("#who").contains("Signed in as \(TestAccounts.admin)"))
+            try await shot("services")
+
+            // A service's sets with their row counts.
+            try await browser.open(root + "#/s/cardealer")
+            try await browser.wait(until: "return [...document.querySelectorAll('ul.sets a')].some(a => a.textContent.startsWith('Person') && a.textContent.includes('rows'))",
+                                   "Person's row count")
+            let personLink = try await browser.run("return [...document.querySelectorAll('ul.sets a')].find(a => a.textContent.startsWith('Person')).textContent") as? String
+            #expect(personLink == "Person\(total) rows", "\(personLink ?? "")")
+            try await shot("sets")
+
+            // A set's first page, loaded as a new document so that its time counts from the start.
+            try await browser.open("about:blank")
+            try await browser.open(root + "#/s/cardealer/Person")
+            try await browser.wait(until: "return !!document.body.dataset.loaded", "the first page")
+            let firstPage = try await browser.run("return Number(document.body.dataset.loaded) - performance.timeOrigin") as? Double ?? .infinity
+            print("Console: first page of Person (\(backend)) visible after \(Int(firstPage)) ms")
+            #expect(try await column(browser, "personID").count == 50)
+            #expect(try await browser.text(".pager [aria-live]") == "Rows 1–50 of \(total)")
+            try await shot("table")
+
+            // The next page continues where the first stopped.
+            try await browser.click(".pager button:nth-of-type(2)")
+            try await browser.wait(until: "return document.querySelector('.pager [aria-live]').textContent.startsWith('Rows 51–100')", "the second page")
+            #expect(try await column(browser, "personID").first == "51")
+
+            // Sorting by a column.
+            try await browser.run("document.body.dataset.loaded = ''")
+            try await browser.click("thead th:nth-of-type(3) button")
+            try await browser.wait(until: "return !!document.body.dataset.loaded && location.hash.includes('orderby=lastName')", "the sorted page")
+            let names = try await column(browser, "lastName")
+            #expect(names.count == 50 && names == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "\(names.prefix(5))")
+
+            // A filter finds the row with markup; it shows as text and runs nothing.
+            try await browser.run("document.body.dataset.loaded = ''")
+            try await browser.type("lastName eq 'Xss'", into: "input[name=filter]")
+            try await browser.click("form.toolbar button[type=submit]")
+            try await browser.wait(until: "return !!document.body.dataset.loaded && document.querySelectorAll('tbody tr').length === 1", "the filtered page")
+            #expect(try await column(browser, "firstName") == [markup])
+            #expect(try await browser.run("return window.__xss === undefined && document.querySelectorAll('tbody img, tbody script').length === 0") as? Bool == true)
+            #expect(try await browser.text(".url").contains("$filter=lastName eq 'Xss'"))
+            try await shot("filter-markup")
+
+            // A filter the server refuses: its message, where the rows were.
+            try await browser.type("lastName eq 1", into: "input[name=filter]")
+            try await browser.click("form.toolbar button[type=submit]")
+            let error = try await browser.text(".scroll .error")
+            #expect(error.contains("lastName eq 1") || error.contains("Edm.String"), "\(error)")
+            try await shot("filter-error")
+
+            // No script error (refused requests are logged by the browser as network errors, on purpose),
+            // and every request went to this server.
+            let log = try await browser.log()
+            let scriptErrors = log.filter { $0.level == "SEVERE" && !$0.message.contains("the server responded with a status of 4") }
+            #expect(scriptErrors.isEmpty, "\(scriptErrors)")
+            let requests = try await browser.run("return performance.getEntriesByType('resource').map(e => e.name)") as? [String] ?? []
+            #expect(!requests.isEmpty && requests.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/") }, "\(requests)")
+        }
+    }
+}
