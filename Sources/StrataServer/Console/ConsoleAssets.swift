@@ -35,6 +35,13 @@ struct ConsoleAssets: Sendable {
     /// copied without its `strata_StrataServer.resources` folder), which ``response(for:)`` reports.
     static let bundled = ConsoleAssets(directory: Bundle.module.url(forResource: "Resources", withExtension: nil))
 
+    /// The files to serve now: read again on every request from `STRATA_CONSOLE_DIR` when it is
+    /// set (for working on the console: edit a file, reload the page, no rebuild), else ``bundled``.
+    static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConsoleAssets {
+        guard let directory = environment["STRATA_CONSOLE_DIR"], !directory.isEmpty else { return bundled }
+        return ConsoleAssets(directory: URL(fileURLWithPath: directory))
+    }
+
     init(directory: URL?) {
         var assets: [String: Asset] = [:]
         if let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {

@@ -13,10 +13,6 @@ import Testing
 /// screen go to `.build/console-screenshots/`.
 @Suite("Console in a real browser", .serialized)
 struct ConsoleBrowserTests {
-    /// Where the screenshots go: `.build/console-screenshots` of this package.
-    static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/console-screenshots").path
-
     /// Fits Person's 50-character firstName.
     static let markup = "<img src=x onerror=\"window.__xss=2\"><b>bold</b>"
 
@@ -32,34 +28,20 @@ struct ConsoleBrowserTests {
 
     @Test("Sign in, browse, sort, filter, page; markup in a row stays text; no script errors, no other hosts", arguments: Backend.allCases)
     func browse(_ backend: Backend) async throws {
-        if let missing = WebDriver.missing {
-            Issue.record("The console's browser tests need Chromium: \(missing). .ci/run installs it.")
-            return
-        }
-        try await withAuthServer(backend, testing: .live) { client, _ in
-            let port = try #require(client.port)
-            let root = "http://127.0.0.1:\(port)/console/"
+        try await ConsolePage.with(backend) { page in
             let body = #"{"firstName":"\#(Self.markup.replacingOccurrences(of: "\"", with: "\\\""))","lastName":"Xss"}"#
-            let created = try await client.execute(uri: "/cardealer/Person", method: .post,
-                                                   headers: basic(TestAccounts.admin) + [.contentType: "application/json"],
-                                                   body: ByteBuffer(string: body))
+            let created = try await page.client.execute(uri: "/cardealer/Person", method: .post,
+                                                        headers: basic(TestAccounts.admin) + [.contentType: "application/json"],
+                                                        body: ByteBuffer(string: body))
             #expect(created.status == .created, "\(created.text.prefix(300))")
-            let total = try #require(Int(try await client.get("/cardealer/Person/$count", headers: basic(TestAccounts.admin)).text))
-
-            let browser = try await WebDriver.start()
-            do {
-                try await Self.exercise(browser, backend: backend, root: root, port: port, total: total)
-            } catch {
-                await browser.quit()
-                throw error
-            }
-            await browser.quit()
+            let total = try #require(Int(try await page.client.get("/cardealer/Person/$count", headers: basic(TestAccounts.admin)).text))
+            try await Self.exercise(page.browser, backend: backend, root: page.root, port: page.port, total: total)
         }
     }
 
     static func exercise(_ browser: WebDriver, backend: Backend, root: String, port: Int, total: Int) async throws {
         do {
-            let shot = { (name: String) in try await browser.screenshot(to: "\(screenshots)/\(backend)-\(name).png") }
+            let shot = { (name: String) in try await browser.screenshot(to: "\(ConsolePage.screenshots)/\(backend)-\(name).png") }
 
             // Sign in.
             try await browser.open(root + "#/signin")

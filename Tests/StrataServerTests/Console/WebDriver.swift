@@ -121,6 +121,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Runs `script` in the page (a function body: `return …`) and returns its JSON value.
+    @discardableResult
     func run(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
         try await command("POST", "/execute/sync", ["script": script, "args": arguments])["value"]
     }

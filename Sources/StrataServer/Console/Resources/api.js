@@ -49,3 +49,14 @@ export async function signIn(username, password) {
   const expires = Date.now() + (answer.expires_in || 3600) * 1000;
   sessionStorage.setItem(key, JSON.stringify({ token: answer.access_token, user: username, expires }));
 }
+
+/// Who the signed-in caller is (`/auth/me`: subject, roles), asked once per sign-in.
+let profile = null;
+export async function me() {
+  const current = session();
+  if (!current) return null;
+  if (profile && profile.token === current.token) return profile.answer;
+  const answer = await request("/auth/me");
+  profile = { token: current.token, answer };
+  return answer;
+}

@@ -1,93 +1,59 @@
-// The console: screens chosen by the URL's fragment (#/, #/s/service, #/s/service/Set?…), each
-// drawn from what the public APIs answer for the signed-in caller.
+// The console's shell: a bar with the sections this caller may use, and the screen the URL's
+// fragment names. Each section is an ES module loaded when first visited; its default export
+// draws the screen into <main> from what the public APIs answer for the signed-in caller.
+//
+// Fragments: #/signin · #/ (services) · #/s/SERVICE (sets) · #/s/SERVICE/SET?filter&orderby&select
+// (rows) · #/s/SERVICE/SET/KEY (a row) · #/sql/SERVICE · #/live… · #/blobs… · #/admin…
 import { h, show } from "/console/dom.js";
-import { request, session, signIn, signOut } from "/console/api.js";
-import { tableView } from "/console/table.js";
+import { me, session, signOut } from "/console/api.js";
+import { errorBox, parse, setCrumbs } from "/console/nav.js";
 
 const main = document.getElementById("main");
-const crumbs = document.getElementById("crumbs");
 const who = document.getElementById("who");
+const sections = document.getElementById("sections");
 
-function errorBox(error) {
-  return h("p", { class: "error", role: "alert" }, error.message || String(error));
-}
+// First path segment → module. "" is the data browser (services, sets, rows, a row).
+const screens = {
+  "": "/console/data.js",
+  s: "/console/data.js",
+  signin: "/console/signin.js",
+  sql: "/console/sql.js",
+  live: "/console/live.js",
+  blobs: "/console/blobs.js",
+  admin: "/console/admin.js",
+};
 
-function drawHeader(path) {
-  const parts = [h("a", { href: "#/" }, "Services")];
-  if (path.service) parts.push("/ ", h("a", { href: `#/s/${encodeURIComponent(path.service)}` }, path.service));
-  if (path.set) parts.push("/ ", h("span", {}, path.set));
-  crumbs.replaceChildren(...parts);
+async function drawBar(route) {
   const current = session();
+  const profile = current ? await me().catch(() => null) : null;
+  const entries = [["Data", "#/", ""], ["SQL", "#/sql", "sql"], ["Blobs", "#/blobs", "blobs"], ["Live", "#/live", "live"]];
+  if (profile && (profile.roles || []).includes("admin")) entries.push(["Admin", "#/admin", "admin"]);
+  const here = route.parts[0] === "s" ? "" : route.parts[0] || "";
+  sections.replaceChildren(...entries.map(([label, href, key]) =>
+    h("a", { href, "aria-current": here === key ? "page" : false }, label)));
   who.replaceChildren(current
-    ? h("span", {}, `Signed in as ${current.user} `, h("button", { class: "plain", type: "button", onclick: () => { signOut(); location.hash = "#/signin"; route(); } }, "Sign out"))
+    ? h("span", {}, `Signed in as ${current.user} `, h("button", { class: "plain", type: "button", onclick: () => { signOut(); location.hash = "#/signin"; } }, "Sign out"))
     : h("a", { href: "#/signin" }, "Sign in"));
 }
 
-function signInView() {
-  const user = h("input", { name: "username", autocomplete: "username", required: true });
-  const password = h("input", { name: "password", type: "password", autocomplete: "current-password", required: true });
-  const message = h("div", { "aria-live": "polite" });
-  const form = h("form", { class: "signin", onsubmit: async (event) => {
-    event.preventDefault();
-    message.replaceChildren();
-    try {
-      await signIn(user.value, password.value);
-      location.hash = "#/";
-    } catch (error) {
-      message.replaceChildren(errorBox(error));
-    }
-  } },
-  h("h1", {}, "Sign in"),
-  h("label", {}, "User name", user),
-  h("label", {}, "Password", password),
-  h("button", { type: "submit" }, "Sign in"),
-  message);
-  show(main, form);
-  user.focus();
-}
-
-async function servicesView() {
-  const answer = await request("/");
-  const services = answer.services || [];
-  show(main,
-    h("h1", {}, "Services"),
-    services.length === 0
-      ? h("p", { class: "muted" }, session() ? "No service lets this account read." : "No service lets anonymous callers read: sign in.")
-      : h("ul", { class: "sets" }, services.map((service) =>
-        h("li", {}, h("a", { href: `#/s/${encodeURIComponent(service.name)}` }, h("span", {}, service.title || service.name), h("span", { class: "muted" }, service.name))))));
-}
-
-async function setsView(service) {
-  const root = `/${encodeURIComponent(service)}/`;
-  const document = await request(root);
-  const sets = (document.value || []).filter((entry) => (entry.kind || "EntitySet") === "EntitySet");
-  const list = h("ul", { class: "sets" });
-  show(main, h("h1", {}, service), list);
-  for (const set of sets) {
-    const count = h("span", { class: "muted" }, "…");
-    list.append(h("li", {}, h("a", { href: `#/s/${encodeURIComponent(service)}/${encodeURIComponent(set.name)}` }, h("span", {}, set.name), count)));
-    request(`${root}${encodeURIComponent(set.url)}/$count`)
-      .then((text) => { count.textContent = `${Number(text).toLocaleString("en-US")} rows`; })
-      .catch(() => { count.textContent = "no access"; });
-  }
-}
-
-function parse() {
-  const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
-  return { name: parts[0] || "", service: parts[0] === "s" ? parts[1] : undefined, set: parts[0] === "s" ? parts[2] : undefined, query: new URLSearchParams(query) };
-}
-
+let drawing = 0;
 async function route() {
   const path = parse();
-  drawHeader(path);
+  const ticket = ++drawing;
+  setCrumbs([]);
+  await drawBar(path);
+  if (ticket !== drawing) return;
+  const module = screens[path.parts[0] || ""];
   try {
-    if (path.name === "signin") return signInView();
-    if (path.set) return await tableView(main, path.service, path.set, path.query);
-    if (path.service) return await setsView(path.service);
-    return await servicesView();
+    if (!module) throw new Error(`The console has no screen #/${path.parts.join("/")}.`);
+    const screen = await import(module);
+    await screen.default(main, path);
   } catch (error) {
-    if (error.status === 401) return signInView();
+    if (ticket !== drawing) return;
+    if (error.status === 401 && path.parts[0] !== "signin") {
+      location.hash = "#/signin";
+      return;
+    }
     show(main, errorBox(error));
   }
 }
