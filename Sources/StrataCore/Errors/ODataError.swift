@@ -10,17 +10,21 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: String
     /// What went wrong and, where it helps, what to do instead.
     public var message: String
+    /// What the error is about when it is one property of the request's body (its name), which V4
+    /// error bodies carry as `target`, so that a form can show the message beside the field.
+    public var target: String?
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, target: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.target = target
     }
 
     public var description: String { "\(status) \(code): \(message)" }
 
-    public static func badRequest(_ message: String, code: String = "BadRequest") -> ODataError {
-        ODataError(status: 400, code: code, message: message)
+    public static func badRequest(_ message: String, code: String = "BadRequest", target: String? = nil) -> ODataError {
+        ODataError(status: 400, code: code, message: message, target: target)
     }
 
     public static func notFound(_ message: String) -> ODataError {
@@ -50,7 +54,7 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The OData V1/V2 JSON error body: `{"error":{"code":"…","message":{"lang":"en-US","value":"…"}}}`.
     public var jsonBody: [UInt8] { jsonBody(for: .v2) }
 
-    /// The OData V4 JSON error body: `{"error":{"code":"…","message":"…"}}`.
+    /// The OData V4 JSON error body: `{"error":{"code":"…","message":"…","target"?:"…"}}`.
     public var jsonBodyV4: [UInt8] { jsonBody(for: .v4) }
 
     /// The error body in the JSON of `version`: V4's message is a string, earlier versions' an
@@ -65,6 +69,10 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
         writer.key("message")
         if version.isV4 {
             writer.string(message)
+            if let target {
+                writer.key("target")
+                writer.string(target)
+            }
         } else {
             writer.beginObject()
             writer.key("lang")
@@ -89,6 +97,6 @@ public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
         case .string(let s)?: message = s
         default: message = ""
         }
-        return ODataError(status: status, code: code, message: message)
+        return ODataError(status: status, code: code, message: message, target: error["target"]?.stringValue)
     }
 }

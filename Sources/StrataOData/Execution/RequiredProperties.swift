@@ -9,7 +9,7 @@ package enum RequiredProperties {
         for property in type.properties
         where !property.isNullable && !property.hasDefault && !property.isServerGenerated
             && values[property.name] == nil && !supplied.contains(property.name) {
-            throw ODataError.badRequest("The property \(property.name) of \(path) is required: it cannot be null and has no default.")
+            throw ODataError.badRequest("The property \(property.name) of \(path) is required: it cannot be null and has no default.", target: property.name)
         }
     }
 }

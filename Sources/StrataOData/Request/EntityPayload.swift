@@ -152,7 +152,7 @@ struct EntityPayloadDecoder {
         do {
             value = try ODataJSON.decode(json, as: property.type)
         } catch {
-            throw .badRequest("The property \(property.name) of \(path): \(error.message).")
+            throw .badRequest("The property \(property.name) of \(path): \(error.message).", target: property.name)
         }
         try PropertyFacets.check(value, against: property, path: path)
         return value
@@ -208,16 +208,16 @@ package enum PropertyFacets {
             // A null for a generated column asks for the database's value: inserts leave the
             // column out, updates refuse to change it (GeneratedValues).
             guard property.isNullable || property.isServerGenerated else {
-                throw .badRequest("The property \(property.name) of \(path) cannot be null.")
+                throw .badRequest("The property \(property.name) of \(path) cannot be null.", target: property.name)
             }
         case .string(let text):
             // Both databases count characters (code points) against VARCHAR(n).
             if let maxLength = property.maxLength, text.unicodeScalars.count > maxLength {
-                throw .badRequest("The property \(property.name) of \(path) is \(text.unicodeScalars.count) characters long; at most \(maxLength) are allowed.")
+                throw .badRequest("The property \(property.name) of \(path) is \(text.unicodeScalars.count) characters long; at most \(maxLength) are allowed.", target: property.name)
             }
         case .binary(let data):
             if let maxLength = property.maxLength, data.count > maxLength {
-                throw .badRequest("The property \(property.name) of \(path) is \(data.count) bytes long; at most \(maxLength) are allowed.")
+                throw .badRequest("The property \(property.name) of \(path) is \(data.count) bytes long; at most \(maxLength) are allowed.", target: property.name)
             }
         case .decimal(let decimal):
             try checkDecimal(decimal, property, path: path)
@@ -238,10 +238,10 @@ package enum PropertyFacets {
         let integerDigits = parts[0].drop { $0 == "0" }.count
         let fractionDigits = parts.count > 1 ? parts[1].count : 0
         if fractionDigits > scale {
-            throw .badRequest("The property \(property.name) of \(path) has \(fractionDigits) digits after the decimal point; at most \(scale) are allowed.")
+            throw .badRequest("The property \(property.name) of \(path) has \(fractionDigits) digits after the decimal point; at most \(scale) are allowed.", target: property.name)
         }
         if integerDigits > precision - scale {
-            throw .badRequest("The property \(property.name) of \(path) is out of range: at most \(precision - scale) digits are allowed before the decimal point.")
+            throw .badRequest("The property \(property.name) of \(path) is out of range: at most \(precision - scale) digits are allowed before the decimal point.", target: property.name)
         }
     }
 }

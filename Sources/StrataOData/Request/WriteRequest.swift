@@ -140,7 +140,7 @@ package struct WriteRequest: Sendable {
             do {
                 return try ODataJSON.decode(.string(text), as: property.type)
             } catch {
-                throw .badRequest("The property \(property.name) of \(described): \(error.message).")
+                throw .badRequest("The property \(property.name) of \(described): \(error.message).", target: property.name)
             }
         }
         let object = try EntityPayloadDecoder.entityObject(body)

@@ -135,6 +135,11 @@ final class WebDriver: @unchecked Sendable {
         }
     }
 
+    /// Resizes the browser's window, as a phone's width or a desktop's.
+    func resize(width: Int, height: Int) async throws {
+        _ = try await command("POST", "/window/rect", ["width": width, "height": height])
+    }
+
     /// Saves a PNG of the window to `path`.
     func screenshot(to path: String) async throws {
         guard let encoded = try await command("GET", "/screenshot")["value"] as? String, let data = Data(base64Encoded: encoded) else {

@@ -15,9 +15,11 @@ export function signOut() {
 }
 
 export class APIError extends Error {
-  constructor(status, message) {
+  /// `target` names the property a V4 error is about, so a form can show it beside that field.
+  constructor(status, message, target) {
     super(message);
     this.status = status;
+    this.target = target || null;
   }
 }
 
@@ -39,7 +41,7 @@ export async function request(path, { method = "GET", body, headers = {} } = {})
   try { parsed = text ? JSON.parse(text) : null; } catch { parsed = null; }
   if (!response.ok) {
     if (response.status === 401 && current) signOut();
-    throw new APIError(response.status, messageOf(parsed, response.status));
+    throw new APIError(response.status, messageOf(parsed, response.status), parsed && parsed.error && parsed.error.target);
   }
   return parsed === null ? text : parsed;
 }

@@ -4,7 +4,10 @@ import { request, session } from "/console/api.js";
 import { link, setCrumbs } from "/console/nav.js";
 
 export default async function dataView(main, route) {
-  const [, service, set, key] = route.parts;
+  const [, service, set, key, navigation] = route.parts;
+  if (navigation !== undefined) {
+    return (await import("/console/table.js")).tableView(main, service, set, route.query, { parentSet: set, key, nav: navigation });
+  }
   if (key !== undefined) return (await import("/console/row.js")).rowView(main, service, set, key, route.query);
   if (set !== undefined) return (await import("/console/table.js")).tableView(main, service, set, route.query);
   if (service !== undefined) return setsView(main, service);

@@ -17,6 +17,6 @@ export function h(tag, attributes = {}, ...children) {
 /// Replaces the contents of `element` and moves focus there, so keyboard and screen-reader users
 /// land on the new screen.
 export function show(element, ...children) {
-  element.replaceChildren(...children);
+  element.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
   element.focus({ preventScroll: true });
 }
