@@ -109,7 +109,7 @@ async function containersView(main, admin) {
 
   let form = null;
   if (admin) {
-    const name = h("input", { id: "blobs-new-name", name: "container", required: true, pattern: "[a-z0-9][a-z0-9-]{2,62}", autocomplete: "off", spellcheck: "false", "aria-describedby": "blobs-name-rule" });
+    const name = h("input", { id: "blobs-new-name", name: "container", required: true, pattern: "[a-z0-9][a-z0-9\\-]{2,62}", autocomplete: "off", spellcheck: "false", "aria-describedby": "blobs-name-rule" });
     const access = h("select", { id: "blobs-new-access", name: "access" }, h("option", { value: "private" }, "Private: signed-in callers with rights"), h("option", { value: "public-read" }, "Public: anyone may list and read"));
     form = h("form", { class: "toolbar blobs-create", onsubmit: (event) => {
       event.preventDefault();

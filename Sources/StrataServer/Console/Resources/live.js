@@ -8,6 +8,7 @@
 import { h, show } from "/console/dom.js";
 import { APIError, request, session } from "/console/api.js";
 import { errorBox, link, setCrumbs } from "/console/nav.js";
+import { cell } from "/console/sql.js";
 
 const loaded = () => { document.body.dataset.loaded = String(Date.now()); };
 
@@ -57,11 +58,15 @@ async function overview(main, signal) {
 
   const samples = [];
   let first = true;
+  // A caller refused the metrics is not asked again every few seconds: its rights will not change
+  // while the screen is open.
+  let refused = null;
   async function refresh() {
-    const [ready, live, text] = await Promise.all([health("/health/ready", signal), health("/health/live", signal), metricsText(signal)]);
+    const [ready, live, text] = await Promise.all([health("/health/ready", signal), health("/health/live", signal), refused || metricsText(signal)]);
     if (signal.aborted) return;
     drawReadiness(readiness, ready, live);
     if (text instanceof Error) {
+      if (text.status === 401 || text.status === 403) refused = text;
       drawMetricsRefused(metrics, text);
     } else {
       samples.push({ time: Date.now(), series: parseMetrics(text) });
@@ -74,7 +79,7 @@ async function overview(main, signal) {
 
   const answer = await request("/").catch(() => ({ services: [] }));
   services.replaceChildren(...(answer.services || []).map((entry) =>
-    h("li", {}, h("a", { href: link(["live", entry.name]) }, h("span", {}, entry.title || entry.name), h("span", { class: "muted" }, "sets…")))));
+    h("li", {}, h("a", { href: link(["live", entry.name]) }, h("span", {}, entry.title || entry.name), h("span", { class: "muted" }, entry.name)))));
   if ((answer.services || []).length === 0) services.replaceWith(h("p", { class: "muted" }, "No service lets this account read."));
 
   await refresh();
@@ -295,11 +300,7 @@ async function feedView(main, service, set, signal) {
 
   function add(kind, values) {
     empty.hidden = true;
-    const cells = fields.map((field, index) => {
-      const value = values[index];
-      if (value === undefined) return h("td", {});
-      return value === null ? h("td", { class: "null" }, "null") : h("td", {}, typeof value === "object" ? JSON.stringify(value) : String(value));
-    });
+    const cells = fields.map((field, index) => values[index] === undefined ? h("td", {}) : cell(values[index]));
     body.prepend(h("tr", { class: `fresh ${kind}` }, h("td", {}, new Date().toLocaleTimeString("en-GB")), h("td", {}, kind), cells));
     while (body.children.length > 500) body.lastChild.remove();
     changes += 1;

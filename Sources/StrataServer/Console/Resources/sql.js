@@ -70,6 +70,7 @@ async function editorView(main, service, query) {
   editor.addEventListener("input", () => {
     if (marked) { marked = 0; editor.removeAttribute("aria-invalid"); }
     drawGutter();
+    showPosition();
     sessionStorage.setItem(storageKey(service), editor.value);
   });
   editor.addEventListener("scroll", () => { gutter.scrollTop = editor.scrollTop; });
@@ -182,8 +183,20 @@ function grid(table) {
   if (table.fields.length === 0) return h("p", { class: "muted" }, "The query returns no columns.");
   return h("div", { class: "scroll sql-grid" }, h("table", {},
     h("thead", {}, h("tr", {}, table.fields.map((field) => h("th", { scope: "col", title: field.type || "" }, field.name)))),
-    h("tbody", {}, table.rows.map((row) => h("tr", {}, row.map((value) =>
-      value === null ? h("td", { class: "null" }, "null") : h("td", {}, typeof value === "object" ? JSON.stringify(value) : String(value))))))));
+    h("tbody", {}, table.rows.map((row) => h("tr", {}, row.map(cell))))));
+}
+
+/// A grid cell: null in italics, objects as JSON, `/Date(ms)/` (how data tables write dates) as
+/// an ISO date with the raw value in its title.
+export function cell(value) {
+  if (value === null || value === undefined) return h("td", { class: "null" }, "null");
+  if (typeof value === "object") return h("td", {}, JSON.stringify(value));
+  const date = typeof value === "string" && /^\/Date\((-?\d+)(?:[+-]\d{4})?\)\/$/.exec(value);
+  if (date) {
+    const time = new Date(Number(date[1]));
+    if (!Number.isNaN(time.getTime())) return h("td", { title: value }, time.toISOString().replace(".000Z", "Z"));
+  }
+  return h("td", {}, String(value));
 }
 
 /// RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; CRLF between rows.
