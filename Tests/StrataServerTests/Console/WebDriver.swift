@@ -126,6 +126,13 @@ final class WebDriver: @unchecked Sendable {
         try await command("POST", "/execute/sync", ["script": script, "args": arguments])["value"]
     }
 
+    /// Runs `script` as an asynchronous function body, which ends by calling its last argument
+    /// with the value (`arguments[arguments.length - 1](value)`), and returns that value.
+    @discardableResult
+    func run(_ script: String, asyncWith arguments: [Any]) async throws -> Any? {
+        try await command("POST", "/execute/async", ["script": script, "args": arguments])["value"]
+    }
+
     /// Waits until `script` returns true.
     func wait(until script: String, timeout: Duration = .seconds(10), _ what: String) async throws {
         let deadline = ContinuousClock.now + timeout

@@ -40,7 +40,10 @@ export async function request(path, { method = "GET", body, headers = {} } = {})
   let parsed = null;
   try { parsed = text ? JSON.parse(text) : null; } catch { parsed = null; }
   if (!response.ok) {
-    if (response.status === 401 && current) signOut();
+    if (response.status === 401 && current) {
+      signOut();
+      endedSession = "Your session has ended (it expired, or was signed out elsewhere): sign in again.";
+    }
     throw new APIError(response.status, messageOf(parsed, response.status), parsed && parsed.error && parsed.error.target);
   }
   return parsed === null ? text : parsed;
@@ -48,8 +51,64 @@ export async function request(path, { method = "GET", body, headers = {} } = {})
 
 export async function signIn(username, password) {
   const answer = await request("/auth/token", { method: "POST", body: { username, password } });
+  keep(answer, username);
+}
+
+function keep(answer, user) {
   const expires = Date.now() + (answer.expires_in || 3600) * 1000;
-  sessionStorage.setItem(key, JSON.stringify({ token: answer.access_token, user: username, expires }));
+  sessionStorage.setItem(key, JSON.stringify({ token: answer.access_token, user, expires }));
+}
+
+// Why the last session ended or a sign-in failed, for the sign-in screen to say once.
+let endedSession = null;
+export function takeSignInMessage() {
+  const message = endedSession;
+  endedSession = null;
+  return message;
+}
+
+// Hosted sign-in (OAuth 2 authorization code with PKCE, RFC 7636): the provider sends the browser
+// back to /console/?code=…&state=…, registered as a redirect URI of a service
+// (`strata service sign-in SERVICE --redirect-uri https://HOST/console/`).
+const flowKey = "strata.console.signin";
+const redirectURI = () => `${location.origin}/console/`;
+
+function base64url(bytes) {
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export async function startHostedSignIn(provider) {
+  if (!window.crypto || !crypto.subtle) {
+    throw new APIError(400, "Signing in through a provider needs a secure page: open the console over https (or on 127.0.0.1).");
+  }
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const state = base64url(crypto.getRandomValues(new Uint8Array(16)));
+  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  sessionStorage.setItem(flowKey, JSON.stringify({ verifier, state }));
+  const query = new URLSearchParams({ provider, redirect_uri: redirectURI(), code_challenge: challenge, code_challenge_method: "S256", state });
+  location.assign(`/auth/authorize?${query}`);
+}
+
+/// Completes a hosted sign-in when the page is the provider's way back; true when it signed in.
+export async function finishHostedSignIn() {
+  const query = new URLSearchParams(location.search);
+  if (!query.has("code") && !query.has("error")) return false;
+  history.replaceState(null, "", "/console/#/");
+  const flow = JSON.parse(sessionStorage.getItem(flowKey) || "null");
+  sessionStorage.removeItem(flowKey);
+  if (query.has("error")) throw new APIError(401, query.get("error_description") || `The sign-in was refused (${query.get("error")}).`);
+  if (!flow || flow.state !== query.get("state")) throw new APIError(400, "This sign-in was not started in this tab: start it again.");
+  const response = await fetch("/auth/token", {
+    method: "POST", credentials: "omit",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+    body: new URLSearchParams({ grant_type: "authorization_code", code: query.get("code"), code_verifier: flow.verifier, redirect_uri: redirectURI() }),
+  });
+  const answer = await response.json().catch(() => null);
+  if (!response.ok || !answer) throw new APIError(response.status, messageOf(answer, response.status));
+  keep(answer, "");
+  const who = await me();
+  keep(answer, (who && who.subject) || "you");
+  return true;
 }
 
 /// Who the signed-in caller is (`/auth/me`: subject, roles), asked once per sign-in.

@@ -5,7 +5,7 @@
 // Fragments: #/signin · #/ (services) · #/s/SERVICE (sets) · #/s/SERVICE/SET?filter&orderby&select
 // (rows) · #/s/SERVICE/SET/KEY (a row) · #/sql/SERVICE · #/live… · #/blobs… · #/admin…
 import { h, show } from "/console/dom.js";
-import { me, session, signOut } from "/console/api.js";
+import { finishHostedSignIn, me, request, session, signOut } from "/console/api.js";
 import { errorBox, parse, setCrumbs } from "/console/nav.js";
 
 const main = document.getElementById("main");
@@ -23,6 +23,13 @@ const screens = {
   admin: "/console/admin.js",
 };
 
+// Ends the sign-in on the server too (its refresh token stops working), then forgets the token.
+async function endSignIn() {
+  await request("/auth/logout", { method: "POST" }).catch(() => {});
+  signOut();
+  location.hash = "#/signin";
+}
+
 async function drawBar(route) {
   const current = session();
   const profile = current ? await me().catch(() => null) : null;
@@ -32,7 +39,7 @@ async function drawBar(route) {
   sections.replaceChildren(...entries.map(([label, href, key]) =>
     h("a", { href, "aria-current": here === key ? "page" : false }, label)));
   who.replaceChildren(current
-    ? h("span", {}, `Signed in as ${current.user} `, h("button", { class: "plain", type: "button", onclick: () => { signOut(); location.hash = "#/signin"; } }, "Sign out"))
+    ? h("span", {}, `Signed in as ${current.user} `, h("button", { class: "plain", type: "button", onclick: endSignIn }, "Sign out"))
     : h("a", { href: "#/signin" }, "Sign in"));
 }
 
@@ -58,5 +65,16 @@ async function route() {
   }
 }
 
-window.addEventListener("hashchange", route);
-route();
+async function start() {
+  try {
+    if (await finishHostedSignIn()) location.hash = "#/";
+  } catch (error) {
+    location.hash = "#/signin";
+    show(main, errorBox(error));
+    window.addEventListener("hashchange", route);
+    return (await import("/console/signin.js")).default(main, parse(), error);
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+start();
