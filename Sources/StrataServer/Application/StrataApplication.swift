@@ -74,7 +74,8 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         store = PostgresServiceStore(pool: pool, counter: metrics.statementCounter, logger: logger,
                                      connectionWait: configuration.databaseConnectionWait, control: control,
                                      // Two connections always free for key lookups, writes and sign-ins.
-                                     scanLimit: max(1, configuration.databaseConnections - 2), system: system)
+                                     scanLimit: max(1, configuration.databaseConnections - 2), system: system,
+                                     poolWaits: metrics.poolWaits)
     }
     let auth = try await AuthRuntime.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),

@@ -37,6 +37,16 @@ final class StrataMetrics: Sendable {
         self.sqlStatements = CoreMetrics.Counter(label: "strata_sql_statements_total", factory: factory)
     }
 
+    /// Records how long each lease waited for a pooled PostgreSQL connection: the histogram
+    /// `strata_db_pool_wait_seconds`, registered when a PostgreSQL store asks for it (SQLite has no
+    /// such pool, so a server on SQLite does not show it).
+    var poolWaits: PoolWaitRecorder {
+        let timer = CoreMetrics.Timer(label: "strata_db_pool_wait_seconds", factory: factory)
+        return PoolWaitRecorder { waited in
+            timer.recordNanoseconds(Int64(waited.components.seconds) * 1_000_000_000 + waited.components.attoseconds / 1_000_000_000)
+        }
+    }
+
     /// Counts one SQL statement sent to a database.
     var statementCounter: StatementCounter {
         let counter = sqlStatements

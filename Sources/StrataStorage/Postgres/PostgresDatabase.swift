@@ -22,9 +22,14 @@ final class PostgresDatabase: Database {
     /// How many scans may hold pooled connections at once (see ``Database/read(scanning:_:)``).
     private let scans: LeaseLimit
 
+    /// How long leases wait for a connection (`/metrics`).
+    private let poolWaits: PoolWaitRecorder
+
     init(sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
-         leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch()) {
+         leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch(),
+         poolWaits: PoolWaitRecorder = .none) {
         self.sessions = sessions
+        self.poolWaits = poolWaits
         self.scans = LeaseLimit(scanLimit)
         self.leaseWatch = leaseWatch
         if let availability = sessions.availability {
@@ -80,11 +85,13 @@ final class PostgresDatabase: Database {
         let (client, generation) = sessions.pool.current
         let ticket = leaseWatch.ticket(timeout: leaseTimeout)
         let limits = StatementLimits.current
-        let (sessions, counter, logger) = (self.sessions, self.counter, self.logger)
+        let (sessions, counter, logger, poolWaits) = (self.sessions, self.counter, self.logger, self.poolWaits)
+        let asked = ContinuousClock.now
         let lease = Task {
             ticket.start()
             return try await client.withConnection { connection in
                 guard ticket.acquire() else { throw CancellationError() }
+                poolWaits.record(ContinuousClock.now - asked)
                 let processID = try await sessions.prepare(connection, pool: generation, timeout: limits.timeout)
                 let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
                                               counter: counter, logger: logger)

@@ -112,6 +112,8 @@ extension ConsoleBrowserTests {
                 #expect(tiles == ["Requests/s", "Errors (5xx)", "Latency p50", "p90 · p99", "SQL statements/s", "Pool waits"], "\(tiles)")
                 let p50 = try await browser.text(".live-tile:nth-child(3) dd strong")
                 #expect(p50.hasSuffix("ms"), "\(p50)")
+                let pool = try await browser.text(".live-tile:nth-child(6) dd")
+                #expect(backend == .postgres ? pool.contains("over 1 ms") && pool.contains("connection leases") : pool.hasPrefix("n/a"), "\(pool)")
                 try await page.shot("live-overview")
 
                 // A row inserted by another client arrives on the set's live screen.

@@ -153,11 +153,11 @@ function sum(series, name, where = () => true) {
   return series.filter((entry) => entry.name === name && counted(entry.labels) && where(entry.labels)).reduce((total, entry) => total + entry.value, 0);
 }
 
-/// Cumulative counts per upper bound (`le`), over every counted series of the histogram.
-function buckets(series) {
+/// Cumulative counts per upper bound (`le`), over every counted series of the histogram `name`.
+function buckets(series, name = "strata_http_request_duration_seconds") {
   const byBound = new Map();
   for (const entry of series) {
-    if (entry.name !== "strata_http_request_duration_seconds_bucket" || !counted(entry.labels)) continue;
+    if (entry.name !== `${name}_bucket` || !counted(entry.labels)) continue;
     const bound = entry.labels.le === "+Inf" ? Infinity : Number(entry.labels.le);
     byBound.set(bound, (byBound.get(bound) || 0) + entry.value);
   }
@@ -182,6 +182,8 @@ export function quantile(q, cumulative) {
 
 function milliseconds(seconds) {
   if (seconds === null) return "–";
+  // The histograms' first bucket ends at 1 ms: below it, interpolation would invent a value.
+  if (seconds < 0.001) return "< 1 ms";
   const value = seconds * 1000;
   return value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`;
 }
@@ -208,8 +210,15 @@ function drawMetrics(card, samples) {
     const difference = now.map(([bound, count]) => [bound, count - (before.get(bound) || 0)]);
     if (difference.length && difference[difference.length - 1][1] > 0) { window = difference; scope = `over the last ${Math.round((last.time - previous.time) / 1000)} s`; }
   }
-  const pool = last.series.filter((entry) => /pool/.test(entry.name) && /wait/.test(entry.name) && !/_bucket$/.test(entry.name));
-  const poolText = pool.length ? String(pool.reduce((sum_, entry) => sum_ + entry.value, 0)) : "n/a";
+  // strata_db_pool_wait_seconds (PostgreSQL only): how long leases waited for a pooled connection.
+  const waits = buckets(last.series, "strata_db_pool_wait_seconds");
+  let poolText = "n/a", poolNote = "no connection pool to wait for (SQLite)";
+  if (waits.length) {
+    const leases = waits[waits.length - 1][1];
+    const quick = (waits.find(([bound]) => bound >= 0.001) || [0, leases])[1];
+    poolText = `${(leases - quick).toLocaleString("en-US")} over 1 ms`;
+    poolNote = `of ${leases.toLocaleString("en-US")} connection leases since start; p99 ${milliseconds(quantile(0.99, waits))}`;
+  }
 
   const tile = (label, value, note) => h("div", { class: "live-tile" }, h("dt", {}, label), h("dd", {}, h("strong", {}, value), note ? h("span", { class: "muted" }, note) : null));
   const points = [];
@@ -224,7 +233,7 @@ function drawMetrics(card, samples) {
       tile("Latency p50", milliseconds(quantile(0.5, window)), scope),
       tile("p90 · p99", `${milliseconds(quantile(0.9, window))} · ${milliseconds(quantile(0.99, window))}`, scope),
       tile("SQL statements/s", previous ? rate(perSecond(statements, previous, last)) : "…", `${statements(last).toLocaleString("en-US")} since start`),
-      tile("Pool waits", poolText, `${pool.length ? "" : "no pool-wait metric on this server; "}${unavailable.toLocaleString("en-US")} answered 503 (no connection in time, or draining)`)),
+      tile("Pool waits", poolText, `${poolNote}; ${unavailable.toLocaleString("en-US")} answered 503`)),
     chart(points),
     h("p", { class: "muted live-note" }, "Requests leave out the console's own /metrics and /health polls."));
 }
