@@ -45,6 +45,24 @@ struct ODataV4WriteTests {
         }
     }
 
+    @Test("A refused property is named in the V4 error's target (V2's error body stays as it was); nothing is written",
+          arguments: Backend.allCases)
+    func errorTarget(_ backend: Backend) async throws {
+        try await withServer(backend) { client in
+            let before = try await client.get("/cardealer/Person(1)?$select=firstName").text
+            for (body, target) in [(#"{"firstName":5}"#, "firstName"), (#"{"lastName":null}"#, "lastName"),
+                                   (#"{"firstName":"\#(String(repeating: "x", count: 60))"}"#, "firstName"), (#"{"personID":77}"#, "personID")] {
+                let refused = try await client.send(.patch, "/cardealer/Person(1)", headers: Self.v4, body: body)
+                #expect(refused.status == .badRequest, "\(body): \(refused.text)")
+                #expect(refused.json["error"]?["target"]?.stringValue == target, "\(body): \(refused.text)")
+                #expect(refused.json["error"]?["message"]?.stringValue?.contains(target) == true)
+            }
+            let v2 = try await client.send(.patch, "/cardealer/Person(1)", headers: [.contentType: "application/json"], body: #"{"firstName":5}"#)
+            #expect(v2.status == .badRequest && v2.json["error"]?["target"] == nil && v2.json["error"]?["message"]?["value"] != nil, "\(v2.text)")
+            #expect(try await client.get("/cardealer/Person(1)?$select=firstName").text == before)
+        }
+    }
+
     @Test("Prefer: return=minimal is 204 with OData-EntityId; PATCH, PUT of a property ({\"value\":…}) and DELETE are 204 with V4's header",
           arguments: Backend.allCases)
     func changes(_ backend: Backend) async throws {
