@@ -171,6 +171,23 @@ extension ConsoleBrowserTests {
                 #expect(try await page.client.get("/blobs/\(container)/photo.bin").bytes == content)
                 try await page.shot("blobs-container")
 
+                // At a phone's width each screen fits: nothing wider than the window but the tables' own scrolling.
+                try await browser.resize(width: 390, height: 844)
+                let fits = "return document.documentElement.scrollWidth <= window.innerWidth"
+                #expect(try await browser.run(fits) as? Bool == true, "blobs at 390 px")
+                try await page.shot("blobs-phone")
+                try await page.open("#/sql/cardealer")
+                try await page.waitLoaded("the SQL editor", and: "!!document.getElementById('sql-text')")
+                #expect(try await browser.run(fits) as? Bool == true, "SQL at 390 px")
+                try await page.shot("sql-phone")
+                try await page.open("#/live")
+                try await page.waitLoaded("the live overview", and: "!!document.querySelector('.live-tiles')")
+                #expect(try await browser.run(fits) as? Bool == true, "live at 390 px")
+                try await page.shot("live-phone")
+                try await browser.resize(width: 1400, height: 900)
+                try await page.open("#/blobs/\(container)")
+                try await page.waitLoaded("the container again", and: "!!document.querySelector('tr[data-blob=\"photo.bin\"]')")
+
                 // Download: the bytes the page hands to the browser are the file's.
                 try await Self.captureExports(browser)
                 try await browser.click("tr[data-blob=\"photo.bin\"] button[aria-label^=Download]")
