@@ -76,9 +76,23 @@ struct ConsolePage {
         try await browser.wait(until: "return !!document.body.dataset.loaded && (\(condition))", timeout: timeout, what)
     }
 
+    /// Every visible form control on the page has an accessible name (a `<label>`, `aria-label` or
+    /// `aria-labelledby`), and every button says what it does.
+    func expectLabelled(_ screen: String) async throws {
+        let unlabelled = try await browser.run("""
+            const visible = (element) => element.offsetParent !== null || element.getClientRects().length > 0;
+            const named = (element) => (element.labels && element.labels.length > 0) || element.getAttribute('aria-label') || element.getAttribute('aria-labelledby') || element.getAttribute('title');
+            const controls = [...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter(visible).filter(c => !named(c));
+            const buttons = [...document.querySelectorAll('button')].filter(visible).filter(b => !b.textContent.trim() && !b.getAttribute('aria-label'));
+            return [...controls, ...buttons].map(e => e.outerHTML.slice(0, 120));
+            """) as? [String] ?? ["(the check did not run)"]
+        #expect(unlabelled.isEmpty, "controls without a label on \(screen): \(unlabelled)")
+    }
+
     /// No script error in the browser's log (refused requests are logged as network errors on
-    /// purpose) and every request went to this server.
+    /// purpose) and every request went to this server; the last screen's controls are labelled.
     func expectCleanLog() async throws {
+        try await expectLabelled("the last screen")
         let log = try await browser.log()
         let scriptErrors = log.filter { $0.level == "SEVERE" && !$0.message.contains("the server responded with a status of 4") }
         #expect(scriptErrors.isEmpty, "\(scriptErrors)")

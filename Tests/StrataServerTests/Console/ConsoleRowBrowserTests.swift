@@ -20,6 +20,20 @@ extension ConsoleBrowserTests {
                 let admin = basic(TestAccounts.admin)
                 try await page.signIn(TestAccounts.admin)
 
+                // By keyboard: type a filter and press Enter; Tab moves to Apply, which shows its focus.
+                try await page.open("#/s/cardealer/Person")
+                try await page.waitLoaded("Person's first page")
+                try await page.expectLabelled("the table")
+                try await browser.click("input[name=filter]")
+                try await page.resetLoaded()
+                try await browser.press("lastName eq 'Samson'" + WebDriver.enter)
+                try await page.waitLoaded("the filter typed and entered", and: "location.hash.includes('filter=')")
+                #expect(try await browser.run("return document.querySelectorAll('tbody tr').length") as? Int ?? 0 >= 1)
+                try await browser.click("input[name=filter]")
+                try await browser.press(WebDriver.tab)
+                #expect(try await browser.run("return document.activeElement.textContent === 'Apply' && getComputedStyle(document.activeElement).outlineStyle === 'solid'") as? Bool == true,
+                        "Tab from the filter reaches Apply with a visible focus ring")
+
                 // The builder writes a condition into the filter; a value of the wrong type is refused at its field.
                 try await page.open("#/s/cardealer/Person")
                 try await page.waitLoaded("Person's first page")
@@ -84,6 +98,7 @@ extension ConsoleBrowserTests {
                 try await browser.wait(until: "return document.querySelector('#field-createDate-error').textContent.length > 0", "the server's error at createDate")
                 #expect(try await browser.text("#field-createDate-error").contains("createDate"))
                 #expect(try await browser.run("return document.querySelector('input[name=createDate]').getAttribute('aria-invalid')") as? String == "true")
+                try await page.expectLabelled("a row's form")
                 try await page.shot("row-field-error")
 
                 // An edit that meets someone else's: yours against theirs, then overwrite.

@@ -115,6 +115,18 @@ final class WebDriver: @unchecked Sendable {
         _ = try await command("POST", "/element/\(id)/value", ["text": text])
     }
 
+    /// Presses keys (W3C key codes such as `WebDriver.tab`, `WebDriver.enter`) in the focused element.
+    func press(_ keys: String) async throws {
+        let active = try await command("GET", "/element/active")
+        guard let value = active["value"] as? [String: Any], let id = value.values.first as? String else {
+            throw Failure(description: "nothing has the focus")
+        }
+        _ = try await command("POST", "/element/\(id)/value", ["text": keys])
+    }
+
+    static let tab = "\u{E004}"
+    static let enter = "\u{E007}"
+
     func text(_ css: String) async throws -> String {
         let id = try await element(css)
         return try await command("GET", "/element/\(id)/text")["value"] as? String ?? ""
