@@ -135,6 +135,17 @@ extension ConsoleBrowserTests {
                 try await page.waitLoaded("the set after deleting", and: "location.hash === '#/s/cardealer/Person'")
                 #expect(try await page.client.get("/cardealer/Person/$count?$filter=lastName%20eq%20'Neu'", headers: admin).text == "0")
 
+                // A reader sees the same screens without the ways to change anything.
+                try await page.signIn(TestAccounts.reader)
+                try await page.open("#/s/cardealer/Person")
+                try await page.waitLoaded("Person for a reader")
+                #expect(try await browser.run("return !document.querySelector('.titlebar a.button') && !!document.querySelector('tbody tr')") as? Bool == true)
+                try await page.open("#/s/cardealer/Person/2")
+                try await page.waitLoaded("Person(2) for a reader")
+                #expect(try await browser.text("main").contains("You may read this row, not change it."))
+                #expect(try await browser.run("return !document.querySelector('form.row button') && [...document.querySelectorAll('form.row input')].every(i => i.disabled)") as? Bool == true)
+                try await page.shot("row-reader")
+
                 // A phone's width: nothing wider than the screen, the table scrolls in its own box.
                 try await browser.resize(width: 390, height: 844)
                 for (fragment, name) in [("#/s/cardealer/Person", "phone-table"), ("#/s/cardealer/Person/2", "phone-row")] {
