@@ -70,8 +70,8 @@ const when = (iso) => iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "
 
 /// A button that asks once more before `action` runs: the first press turns it into "Confirm …"
 /// beside a "Cancel".
-function confirming(label, question, action) {
-  const button = h("button", { type: "button", class: "plain danger" }, label);
+function confirming(label, question, action, name) {
+  const button = h("button", { type: "button", class: "plain danger", "aria-label": name ? `${label} ${name}` : undefined }, label);
   button.addEventListener("click", () => {
     const yes = h("button", { type: "button", class: "danger" }, question);
     const no = h("button", { type: "button", class: "plain" }, "Cancel");
@@ -130,11 +130,11 @@ async function containersView(main, admin) {
       h("button", { type: "button", class: "plain", onclick: () => act("admin", async () => {
         await send("PUT", `/blobs/${encodeURIComponent(container.name)}?access=${isPublic ? "private" : "public-read"}`);
         return `${container.name} is now ${isPublic ? "private" : "public"}.`;
-      }) }, isPublic ? "Make private" : "Make public"),
+      }), "aria-label": `Make ${container.name} ${isPublic ? "private" : "public"}` }, isPublic ? "Make private" : "Make public"),
       confirming("Delete", `Delete ${container.name} and its blobs`, () => act("admin", async () => {
         await send("DELETE", `/blobs/${encodeURIComponent(container.name)}?force=true`);
         return `Deleted the container ${container.name}.`;
-      }))) : null;
+      }), container.name)) : null;
     return h("tr", { "data-container": container.name },
       h("th", { scope: "row" }, h("a", { href: link(["blobs", container.name]) }, container.name)),
       h("td", {}, h("span", { class: `blobs-access ${isPublic ? "public" : "private"}` }, isPublic ? "public" : "private")),
@@ -182,7 +182,7 @@ async function containerView(main, container, query, admin) {
       h("td", {}, when(blob.lastModified)),
       h("td", { class: "blobs-actions" },
         h("button", { type: "button", class: "plain", "aria-label": `Download ${blob.name}`, onclick: () => download(blob) }, "Download"),
-        confirming("Delete", `Delete ${blob.name}`, () => remove(blob))));
+        confirming("Delete", `Delete ${blob.name}`, () => remove(blob), blob.name)));
   }
 
   function append(page) {

@@ -231,7 +231,7 @@ function drawMetrics(card, samples) {
       tile("Requests/s", previous ? rate(perSecond(total, previous, last)) : "…", `${total(last).toLocaleString("en-US")} since start`),
       tile("Errors (5xx)", previous ? `${rate(perSecond(errors, previous, last))}/s` : "…", `${errors(last).toLocaleString("en-US")} since start; ${refused(last).toLocaleString("en-US")} refused (4xx)`),
       tile("Latency p50", milliseconds(quantile(0.5, window)), scope),
-      tile("p90 · p99", `${milliseconds(quantile(0.9, window))} · ${milliseconds(quantile(0.99, window))}`, scope),
+      tile("Latency p99", milliseconds(quantile(0.99, window)), `p90 ${milliseconds(quantile(0.9, window))}; ${scope}`),
       tile("SQL statements/s", previous ? rate(perSecond(statements, previous, last)) : "…", `${statements(last).toLocaleString("en-US")} since start`),
       tile("Pool waits", poolText, `${poolNote}; ${unavailable.toLocaleString("en-US")} answered 503`)),
     chart(points),
@@ -246,27 +246,38 @@ function svg(tag, attributes = {}, ...children) {
   return element;
 }
 
-/// Requests/s and errors/s over the kept samples, as two lines.
+/// Requests/s over the kept samples as bars, the 5xx part of each in red; the newest on the right.
 function chart(points) {
-  const width = 800, height = 170, left = 40, bottom = 18, top = 10;
+  const width = 800, height = 170, left = 40, right = 4, bottom = 18, top = 10;
   const highest = Math.max(1, ...points.map((point) => point.requests));
-  const x = (index) => left + (width - left - 4) * (points.length <= 1 ? 1 : index / (keep - 1)) ;
+  const slot = (width - left - right) / keep;
   const y = (value) => top + (height - top - bottom) * (1 - value / highest);
-  const line = (key) => points.map((point, index) => `${index ? "L" : "M"}${x(index + keep - points.length).toFixed(1)},${y(point[key]).toFixed(1)}`).join(" ");
+  const bars = [];
+  points.forEach((point, index) => {
+    const x = left + slot * (index + keep - points.length) + 1;
+    const label = `${rate(point.requests)} requests/s, ${rate(point.errors)} errors/s at ${new Date(point.time).toLocaleTimeString("en-GB")}`;
+    bars.push(svg("rect", { x: x.toFixed(1), y: y(point.requests).toFixed(1), width: Math.max(1, slot - 2).toFixed(1), height: (y(0) - y(point.requests)).toFixed(1), class: "requests" },
+      svg("title", {}, label)));
+    if (point.errors > 0) {
+      bars.push(svg("rect", { x: x.toFixed(1), y: y(point.errors).toFixed(1), width: Math.max(1, slot - 2).toFixed(1), height: (y(0) - y(point.errors)).toFixed(1), class: "errors" }));
+    }
+  });
   const description = points.length
     ? `Requests per second over the last ${points.length} samples: latest ${rate(points[points.length - 1].requests)}, highest ${rate(highest)}.`
     : "The chart starts with the second sample.";
   return h("figure", { class: "live-chart" },
     svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": description },
-      svg("line", { x1: left, y1: y(0), x2: width - 4, y2: y(0), class: "axis" }),
-      svg("line", { x1: left, y1: y(highest), x2: width - 4, y2: y(highest), class: "grid" }),
+      svg("line", { x1: left, y1: y(highest), x2: width - right, y2: y(highest), class: "grid" }),
+      svg("line", { x1: left, y1: y(highest / 2), x2: width - right, y2: y(highest / 2), class: "grid" }),
       svg("text", { x: left - 4, y: y(highest) + 4, "text-anchor": "end" }, rate(highest)),
+      svg("text", { x: left - 4, y: y(highest / 2) + 4, "text-anchor": "end" }, rate(highest / 2)),
       svg("text", { x: left - 4, y: y(0) + 4, "text-anchor": "end" }, "0"),
-      svg("text", { x: width - 4, y: height - 3, "text-anchor": "end" }, "now"),
-      svg("text", { x: left, y: height - 3 }, `−${Math.round((keep - 1) * interval / 1000)} s`),
-      points.length ? svg("path", { d: line("requests"), class: "requests" }) : svg("g"),
-      points.length ? svg("path", { d: line("errors"), class: "errors" }) : svg("g")),
-    h("figcaption", {}, h("span", { class: "key requests" }, "requests/s"), " ", h("span", { class: "key errors" }, "5xx/s")));
+      svg("text", { x: width - right, y: height - 3, "text-anchor": "end" }, "now"),
+      svg("text", { x: left, y: height - 3 }, `−${Math.round(keep * interval / 1000)} s`),
+      svg("g", {}, ...bars),
+      svg("line", { x1: left, y1: y(0), x2: width - right, y2: y(0), class: "axis" })),
+    h("figcaption", {}, h("span", { class: "key requests" }, "requests/s"), " ", h("span", { class: "key errors" }, "5xx/s"),
+      h("span", { class: "muted" }, ` · one bar per ${interval / 1000} s`)));
 }
 
 // ── A service's sets ─────────────────────────────────────────────────────────────────────────
