@@ -101,6 +101,15 @@ extension ConsoleBrowserTests {
                 try await page.expectLabelled("a row's form")
                 try await page.shot("row-field-error")
 
+                // Decimals travel as text (IEEE754Compatible), so 30.10 stays 30.10.
+                try await page.open("#/s/cardealer/Maintenance/1")
+                try await page.waitLoaded("Maintenance(1)")
+                try await browser.type("30.10", into: "input[name=price]")
+                try await page.resetLoaded()
+                try await browser.click("form.row button[type=submit]")
+                try await page.waitLoaded("the saved price", and: "(document.querySelector('main .status') || {}).textContent === 'Saved.'")
+                #expect(try await browser.run("return document.querySelector('input[name=price]').value") as? String == "30.10")
+
                 // An edit that meets someone else's: yours against theirs, then overwrite.
                 try await page.open("#/s/cardealer/Person/2")
                 try await page.waitLoaded("Person(2)")

@@ -30,11 +30,14 @@ function messageOf(body, status) {
   return typeof error.message === "string" ? error.message : (error.message && error.message.value) || `The server answered ${status}.`;
 }
 
-export async function request(path, { method = "GET", body, headers = {} } = {}) {
+/// Calls the server as the signed-in caller. `exact` asks OData for Int64 and Decimal values as
+/// strings both ways (IEEE754Compatible=true), so that a JavaScript number never rounds them.
+export async function request(path, { method = "GET", body, headers = {}, exact = false } = {}) {
   const current = session();
-  const sent = { Accept: "application/json", "OData-MaxVersion": "4.0", ...headers };
+  const json = exact ? "application/json;IEEE754Compatible=true" : "application/json";
+  const sent = { Accept: json, "OData-MaxVersion": "4.0", ...headers };
   if (current) sent.Authorization = `Bearer ${current.token}`;
-  if (body !== undefined) sent["Content-Type"] = "application/json";
+  if (body !== undefined) sent["Content-Type"] = json;
   const response = await fetch(path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit" });
   const text = await response.text();
   let parsed = null;

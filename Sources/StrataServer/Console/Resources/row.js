@@ -67,7 +67,8 @@ function valueOf(entry) {
   }
   if (isNumeric(property.type)) {
     if (!/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text.trim())) throw new Error(`A number (${property.type}), such as 42 or 3.5.`);
-    return ["Edm.Int64", "Edm.Decimal"].includes(property.type) && !Number.isSafeInteger(Number(text)) && !text.includes(".") ? text.trim() : Number(text);
+    // Int64 and Decimal travel as strings (IEEE754Compatible), exactly as typed.
+    return ["Edm.Int64", "Edm.Decimal"].includes(property.type) ? text.trim() : Number(text);
   }
   return text.trim();
 }
@@ -88,7 +89,7 @@ export async function rowView(main, service, setName, key, query) {
   let original = {};
   let etag = null;
   if (!creating) {
-    original = await request(path);
+    original = await request(path, { exact: true });
     etag = original["@odata.etag"] || null;
   }
   const editable = creating ? (set.insertable ? "new" : false) : set.updatable;
@@ -138,7 +139,7 @@ export async function rowView(main, service, setName, key, query) {
 
   async function save(body, ifMatch) {
     const headers = ifMatch ? { "If-Match": ifMatch, Prefer: "return=representation" } : { Prefer: "return=representation" };
-    return request(path, { method: creating ? "POST" : "PATCH", body, headers });
+    return request(path, { method: creating ? "POST" : "PATCH", body, headers, exact: true });
   }
 
   async function submit(event) {
@@ -166,7 +167,7 @@ export async function rowView(main, service, setName, key, query) {
   async function explainConflict(mine) {
     let theirs;
     try {
-      theirs = await request(path);
+      theirs = await request(path, { exact: true });
     } catch (error) {
       status.replaceChildren(errorBox(error.status === 404 ? new Error("Someone deleted this row after you opened it.") : error));
       return;

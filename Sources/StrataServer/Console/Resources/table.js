@@ -144,7 +144,7 @@ export async function tableView(main, service, setName, query, via) {
     url.textContent = `GET ${decodeURIComponent(pages[index])}`;
     let answer;
     try {
-      answer = await request(pages[index], { headers: { Prefer: `odata.maxpagesize=${pageSize}` } });
+      answer = await request(pages[index], { headers: { Prefer: `odata.maxpagesize=${pageSize}` }, exact: true });
     } catch (error) {
       holder.replaceChildren(errorBox(error));
       status.textContent = "";
