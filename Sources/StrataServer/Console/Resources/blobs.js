@@ -190,8 +190,9 @@ async function containerView(main, container, query, admin) {
     shown += page.blobs.length;
     marker = page.nextMarker;
     more.hidden = !marker;
-    counted.textContent = `${shown} ${shown === 1 ? "blob" : "blobs"}${marker ? " so far" : ""}${prefix ? ` starting with “${prefix}”` : ""}`;
+    counted.textContent = shown ? `${shown} ${shown === 1 ? "blob" : "blobs"}${marker ? " so far" : ""}${prefix ? ` starting with “${prefix}”` : ""}` : "";
     empty.hidden = shown > 0;
+    listing.hidden = shown === 0;
   }
 
   more.addEventListener("click", async () => {
@@ -281,6 +282,10 @@ async function containerView(main, container, query, admin) {
   } }, isPublic ? "Make private" : "Make public") : null;
 
   const empty = h("p", { class: "muted" }, prefix ? "No blob starts with that." : "This container is empty: upload a file.");
+  const listing = h("div", { class: "scroll" }, h("table", { class: "blobs-table" },
+    h("caption", { class: "live-hidden" }, `Blobs in ${container}`),
+    h("thead", {}, h("tr", {}, ["Name", "Size", "Type", "Modified", "Actions"].map((label) => h("th", { scope: "col", class: { Type: "blobs-type", Size: "number" }[label] }, label)))),
+    body));
   show(main,
     h("div", { class: "blobs-head" },
       h("h1", {}, container, " ", h("span", { class: `blobs-access ${isPublic ? "public" : "private"}` }, isPublic ? "public" : "private")),
@@ -289,11 +294,9 @@ async function containerView(main, container, query, admin) {
     drop,
     message,
     filterForm,
-    counted,
+    h("p", { class: "muted blobs-count" }, counted),
     empty,
-    h("div", { class: "scroll" }, h("table", { class: "blobs-table" },
-      h("thead", {}, h("tr", {}, ["Name", "Size", "Type", "Modified", "Actions"].map((label) => h("th", { scope: "col", class: label === "Type" ? "blobs-type" : undefined }, label)))),
-      body)),
+    listing,
     more);
   append(first);
   loaded();
