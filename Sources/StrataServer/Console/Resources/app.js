@@ -48,8 +48,8 @@ async function route() {
   const path = parse();
   const ticket = ++drawing;
   setCrumbs([]);
-  await drawBar(path);
-  if (ticket !== drawing) return;
+  // The bar (who is signed in, which sections) is drawn beside the screen, not before it.
+  drawBar(path).catch(() => {});
   const module = screens[path.parts[0] || ""];
   try {
     if (!module) throw new Error(`The console has no screen #/${path.parts.join("/")}.`);
