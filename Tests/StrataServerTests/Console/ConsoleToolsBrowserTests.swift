@@ -119,9 +119,15 @@ extension ConsoleBrowserTests {
                 #expect(backend == .postgres ? pool.contains("over 1 ms") && pool.contains("connection leases") : pool.hasPrefix("n/a"), "\(pool)")
                 try await page.shot("live-overview")
 
-                // A row inserted by another client arrives on the set's live screen.
-                try await page.open("#/live/cardealer/Person")
-                try await page.waitLoaded("the stream's start", and: "document.querySelector('.live-state').textContent.startsWith('Listening')")
+                // A row inserted by another client arrives on the set's live screen, reached within
+                // the page: the overview's refreshing stops when its fragment is left.
+                try await page.resetLoaded()
+                try await browser.run("location.hash = '#/live/cardealer/Person'")
+                try await page.waitLoaded("the stream's start", and: "document.querySelector('.live-state')?.textContent.startsWith('Listening')")
+                let polls = "return performance.getEntriesByType('resource').filter(e => e.name.endsWith('/metrics')).length"
+                let pollsBefore = try await browser.run(polls) as? Int
+                try await Task.sleep(for: .milliseconds(3500))
+                #expect(try await browser.run(polls) as? Int == pollsBefore, "the overview kept polling /metrics after it was left")
                 let inserted = try await page.client.execute(uri: "/cardealer/Person", method: .post, headers: Self.admin + [.contentType: "application/json"],
                                                              body: ByteBuffer(string: #"{"firstName":"Ada","lastName":"Livewire"}"#))
                 #expect(inserted.status == .created, "\(inserted.text.prefix(300))")
