@@ -62,7 +62,9 @@ export async function tableView(main, service, setName, query, via) {
   if (filter) options.set("$filter", filter);
   if (orderby) options.set("$orderby", orderby);
   if (selected.length) options.set("$select", selected.join(","));
-  const first = `${path}?${options.toString().replaceAll("+", "%20")}`;
+  // Escaped as little as a URL allows, so that the request reads as OData in the copies.
+  const readable = (value) => encodeURIComponent(value).replace(/%(24|28|29|2C|27|3A|40)/g, (escaped) => decodeURIComponent(escaped));
+  const first = `${path}?${[...options].map(([name, value]) => `${name}=${readable(value)}`).join("&")}`;
 
   const go = (changes) => {
     const next = new URLSearchParams();
