@@ -6,8 +6,7 @@ import NIOHTTP1
 /// A real headless Chromium, driven over the W3C WebDriver protocol by `chromedriver` (Debian's
 /// `chromium` and `chromium-driver`): JSON over HTTP, so the tests need no Selenium.
 ///
-/// `.ci/run` installs both; elsewhere the browser tests say what is missing, and fail rather than
-/// skip when `STRATA_REQUIRE_BROWSER=1` (as `.ci/run` sets it).
+/// `.ci/run` installs both; where they are missing, the browser tests fail and say what to install.
 final class WebDriver: @unchecked Sendable {
     // @unchecked: `session` is set once in `start`, before the value is returned and shared, and
     // only read afterwards; requests go through AsyncHTTPClient, which is thread-safe.
