@@ -62,6 +62,7 @@ extension ConsoleBrowserTests {
                 #expect(headers == ["personID", "lastName", "note"])
                 #expect(try await browser.text(".sql-status").hasPrefix("3 rows"))
                 try await page.shot("sql-result")
+                try await page.expectLabelled("the SQL editor")
 
                 // The same query's answer, for the exports.
                 let body = try JSONSerialization.data(withJSONObject: ["sql": query])
@@ -118,6 +119,7 @@ extension ConsoleBrowserTests {
                 let pool = try await browser.text(".live-tile:nth-child(6) dd")
                 #expect(backend == .postgres ? pool.contains("over 1 ms") && pool.contains("connection leases") : pool.hasPrefix("n/a"), "\(pool)")
                 try await page.shot("live-overview")
+                try await page.expectLabelled("the live overview")
 
                 // A row inserted by another client arrives on the set's live screen, reached within
                 // the page: the overview's refreshing stops when its fragment is left.
@@ -137,6 +139,7 @@ extension ConsoleBrowserTests {
                 print("Console: a change reached the live screen (\(backend)) \(ContinuousClock.now - sent) after the insert answered")
                 #expect(try await browser.text(".live-feed tbody tr:first-child td:nth-child(2)") == "changed")
                 try await page.shot("live-feed")
+                try await page.expectLabelled("a set's live changes")
 
                 // ── Blobs: a new private container, made public.
                 let container = "console-tools"
@@ -153,6 +156,7 @@ extension ConsoleBrowserTests {
                 try await page.waitLoaded("the container made public", and: "document.querySelector('\(row) .blobs-access')?.textContent === 'public'")
                 #expect(try await page.client.get("/blobs/\(container)").status == .ok)
                 try await page.shot("blobs-containers")
+                try await page.expectLabelled("the containers")
 
                 // Upload through the file input, and by a dropped file.
                 let content = BlobTestData.binary(3000)
@@ -179,6 +183,7 @@ extension ConsoleBrowserTests {
                 #expect(dropped.text == "dropped text" && dropped.headers[.contentType] == "text/plain")
                 #expect(try await page.client.get("/blobs/\(container)/photo.bin").bytes == content)
                 try await page.shot("blobs-container")
+                try await page.expectLabelled("a container's blobs")
 
                 // At a phone's width each screen fits: nothing wider than the window but the tables' own scrolling.
                 try await browser.resize(width: 390, height: 844)
