@@ -6,19 +6,52 @@
 public struct ODataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status code, for example 404.
     public var status: Int
-    /// A short identifier such as `ResourceNotFound`.
-    public var code: String
     /// What went wrong and, where it helps, what to do instead.
     public var message: String
+    /// The code and the target, held by reference: the parsers throw these through every level of
+    /// their recursion, each caller keeps room for one in its frame, and 512 KiB (an iOS secondary
+    /// thread's stack) must hold the deepest query the limits allow (QueryLimitsTests). So the
+    /// error stays four words wide.
+    private var details: Details
+
+    private final class Details: Sendable {
+        let code: String
+        let target: String?
+
+        init(code: String, target: String?) {
+            self.code = code
+            self.target = target
+        }
+    }
+
+    /// A short identifier such as `ResourceNotFound`.
+    public var code: String {
+        get { details.code }
+        set { details = Details(code: newValue, target: details.target) }
+    }
+
     /// What the error is about when it is one property of the request's body (its name), which V4
     /// error bodies carry as `target`, so that a form can show the message beside the field.
-    public var target: String?
+    public var target: String? {
+        get { details.target }
+        set { details = Details(code: details.code, target: newValue) }
+    }
 
     public init(status: Int, code: String, message: String, target: String? = nil) {
         self.status = status
-        self.code = code
         self.message = message
-        self.target = target
+        self.details = Details(code: code, target: target)
+    }
+
+    public static func == (lhs: ODataError, rhs: ODataError) -> Bool {
+        lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message && lhs.target == rhs.target
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(target)
     }
 
     public var description: String { "\(status) \(code): \(message)" }
