@@ -52,6 +52,21 @@ export async function request(path, { method = "GET", body, headers = {}, exact 
   return parsed === null ? text : parsed;
 }
 
+/// The Authorization header of the signed-in caller, for requests whose bodies are not JSON
+/// (blob bytes, the `$feed` stream), which call fetch themselves.
+export function authorization() {
+  const current = session();
+  return current ? { Authorization: `Bearer ${current.token}` } : {};
+}
+
+/// A refused response as an APIError with the server's message.
+export async function failure(response) {
+  const text = await response.text().catch(() => "");
+  let parsed = null;
+  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = null; }
+  return new APIError(response.status, messageOf(parsed, response.status), parsed && parsed.error && parsed.error.target);
+}
+
 export async function signIn(username, password) {
   const answer = await request("/auth/token", { method: "POST", body: { username, password } });
   keep(answer, username);

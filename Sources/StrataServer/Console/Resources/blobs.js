@@ -5,7 +5,7 @@
 //
 // Fragments: #/blobs (containers) · #/blobs/CONTAINER?prefix=… (its blobs).
 import { h, show } from "/console/dom.js";
-import { APIError, me, request, session } from "/console/api.js";
+import { authorization, failure, me, request } from "/console/api.js";
 import { errorBox, link, setCrumbs } from "/console/nav.js";
 import { save } from "/console/sql.js";
 
@@ -22,19 +22,8 @@ export default async function blobsView(main, route) {
 /// A request with the caller's token and any body (a File streams as it is); the server's message
 /// on failure, as APIError.
 async function send(method, path, { body, headers = {} } = {}) {
-  const current = session();
-  const sent = { ...headers };
-  if (current) sent.Authorization = `Bearer ${current.token}`;
-  const response = await fetch(path, { method, headers: sent, body, credentials: "omit", cache: "no-store" });
-  if (!response.ok) {
-    const text = await response.text().catch(() => "");
-    let message = `The server answered ${response.status}.`;
-    try {
-      const error = JSON.parse(text).error;
-      message = typeof error.message === "string" ? error.message : error.message.value;
-    } catch { /* not JSON */ }
-    throw new APIError(response.status, message);
-  }
+  const response = await fetch(path, { method, headers: { ...authorization(), ...headers }, body, credentials: "omit", cache: "no-store" });
+  if (!response.ok) throw await failure(response);
   return response;
 }
 

@@ -6,7 +6,7 @@
 // Fragments: #/live (readiness, metrics, services) · #/live/SERVICE (its sets) · #/live/SERVICE/SET
 // (the set's changes as they happen).
 import { h, show } from "/console/dom.js";
-import { APIError, request, session } from "/console/api.js";
+import { APIError, authorization, failure, request } from "/console/api.js";
 import { errorBox, link, setCrumbs } from "/console/nav.js";
 import { cell } from "/console/sql.js";
 
@@ -24,21 +24,6 @@ export default async function liveView(main, route) {
   if (set !== undefined) return feedView(main, service, set, controller.signal);
   if (service !== undefined) return setsView(main, service);
   return overview(main, controller.signal);
-}
-
-function authorization() {
-  const current = session();
-  return current ? { Authorization: `Bearer ${current.token}` } : {};
-}
-
-async function failure(response) {
-  const text = await response.text().catch(() => "");
-  let message = `The server answered ${response.status}.`;
-  try {
-    const error = JSON.parse(text).error;
-    message = typeof error.message === "string" ? error.message : error.message.value;
-  } catch { /* not JSON */ }
-  return new APIError(response.status, message);
 }
 
 // ── Overview ─────────────────────────────────────────────────────────────────────────────────
