@@ -120,6 +120,7 @@ package struct Authenticator: Sendable {
         if parts.issuer == tokens.issuer {
             let ticket = store.signIns.ticket(for: token)
             let claims = try await tokens.verify(token, now: now)
+            if claims.preview == true { return try await previewPrincipal(claims) }
             let (principal, session) = try await signIn(for: claims)
             store.signIns.remember(principal, expiresAt: min(claims.exp, session.expiresAt), for: ticket)
             return principal
@@ -129,6 +130,23 @@ package struct Authenticator: Sendable {
         }
         let verified = try await federation.verify(token, issuer: issuer, now: now)
         return Self.externalPrincipal(verified.subject, claims: verified.claims, issuer: issuer, method: .external)
+    }
+
+    /// The caller of a preview token: exactly the token's roles (never `admin`), reading only,
+    /// while the administrator who asked for it still exists and holds `admin`.
+    func previewPrincipal(_ claims: AccessTokenClaims) async throws -> Principal {
+        guard claims.sub.hasPrefix(LocalTokens.previewPrefix),
+              let admin = try await store.accountWithRoles(String(claims.sub.dropFirst(LocalTokens.previewPrefix.count))),
+              admin.roles.contains(RoleAssignment(role: "admin")) else {
+            throw AuthErrors.invalidToken("The administrator of this preview no longer holds the admin role.")
+        }
+        let roles = claims.roles.map { name in
+            name.split(separator: "@", maxSplits: 1).map(String.init)
+        }.map { parts in RoleAssignment(role: parts[0], service: parts.count > 1 ? parts[1] : nil) }
+        guard !roles.contains(where: { $0.role == "admin" }) else { throw AuthErrors.invalidToken("A preview never holds the admin role.") }
+        var principal = Self.accountPrincipal(claims.sub, roles: roles, method: .token)
+        principal.preview = true
+        return principal
     }
 
     /// The caller of a verified Strata token: its session must be active, and its account (or, for

@@ -21,6 +21,8 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
     var nbf: Int64?
     /// A token type in the payload, as some issuers write it (`"Refresh"`, `"ID"`); Strata never sets it.
     var typ: String?
+    /// A role preview (`POST /admin/preview-token`): the caller holds exactly `roles`, reads only.
+    var preview: Bool?
 
     /// Time and audience are checked by ``LocalTokens/verify(_:now:)`` with the server's clock.
     package func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -46,6 +48,18 @@ package struct LocalTokens: Sendable {
                                        claims: principal.method == .provider && !output.isEmpty ? output : nil)
         return try await ring.sign(claims)
     }
+
+    /// A role preview token (`POST /admin/preview-token`): its subject is `preview:<admin>`, its
+    /// roles are exactly `roles` (never `admin`), it has no sign-in and lives `lifetime` seconds.
+    package func signPreview(admin: String, roles: [RoleAssignment], lifetime: Int64, now: Date) async throws -> String {
+        let issuedAt = AuthStore.seconds(now)
+        let claims = AccessTokenClaims(sub: Self.previewPrefix + admin, roles: roles.map(\.description), iat: issuedAt,
+                                       exp: issuedAt + lifetime, iss: issuer, aud: audience, sid: nil, claims: nil, preview: true)
+        return try await ring.sign(claims)
+    }
+
+    /// The start of a preview token's subject.
+    package static let previewPrefix = "preview:"
 
     /// Clock difference tolerated between the servers that share the signing keys, for `iat` and `nbf`.
     static let clockSkew: Int64 = 60

@@ -27,6 +27,8 @@ public struct Principal: Sendable, Hashable {
     public var issuer: String?
     /// The identity provider of a hosted sign-in; its rules made ``claims``.
     public var provider: String?
+    /// A role preview (`POST /admin/preview-token`): reads only, whatever its roles allow.
+    public var preview: Bool = false
 
     public init(subject: String, roles: Set<String>, serviceRoles: [String: Set<String>] = [:], claims: [String: String] = [:],
                 method: Method = .token, issuer: String? = nil, provider: String? = nil) {

@@ -133,6 +133,19 @@ package struct AuthStore: Sendable {
         guard found else { throw Self.noAccount(username) }
     }
 
+    /// Ends every sign-in of an account (`POST /admin/users/sign-out`): its tokens and refresh
+    /// tokens stop working, as after a new password; the password stays.
+    package func endSessions(_ username: String, now: Date) async throws {
+        let accounts = q("accounts"), sessions = q("auth_sessions")
+        let found = try await write { connection -> Bool in
+            let rows = try await connection.query("SELECT \"username\" FROM \(accounts) WHERE \"username\" = \(bind: .string(username))")
+            guard !rows.rows.isEmpty else { return false }
+            try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(Self.seconds(now))) WHERE \"subject\" = \(bind: .string(username)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL")
+            return true
+        }
+        guard found else { throw Self.noAccount(username) }
+    }
+
     /// Removes an account with its roles and sessions.
     package func removeAccount(_ username: String) async throws {
         let accounts = q("accounts"), sessions = q("auth_sessions")

@@ -14,6 +14,7 @@ import StrataOData
 /// | `GET /admin/users` | accounts with their roles |
 /// | `POST /admin/users` `{"username","password","roles":["editor","reader@hockey"]}` | creates an account (201) |
 /// | `POST /admin/users/password` `{"username","password"}` | sets a password; the account's sign-ins end |
+/// | `POST /admin/users/sign-out` `{"username"}` | ends every sign-in of the account: its access and refresh tokens stop working |
 /// | `DELETE /admin/users?username=` | removes an account |
 /// | `POST /admin/roles` `{"username","role","service"?}` / `DELETE /admin/roles?username=&role=&service=` | roles of accounts |
 /// | `GET /admin/grants?service=` / `POST /admin/grants` `{"role","service","table"?,"actions":[…],"filter"?}` / `DELETE /admin/grants?role=&service=&table=&actions=` | table rights |
@@ -25,7 +26,16 @@ import StrataOData
 /// | `GET /admin/keys` / `POST /admin/keys/rotate` `{"algorithm"?: "HS256"\|"ES256"}` | token signing keys (never their material); a rotation answers 201 with the new key |
 /// | `GET /admin/providers` / `POST /admin/providers` `{"name","issuer","clientId","clientSecret"?,…}` / `DELETE /admin/providers?name=` | identity providers of hosted sign-in (never their secrets) |
 /// | `GET /admin/sign-in` / `PUT /admin/sign-in` `{"service","redirectUris"?,"signUp"?,"signUpRole"?}` | each service's redirect URIs and sign-up |
+/// | `GET /admin/model?service=` / `PUT /admin/model?service=` (body: the file, `text/plain`) / `DELETE /admin/model?service=` | a service's model file (404 without one); a refused file is a 400 whose message starts `line N:` (target `line N`) and changes nothing; applied and removed files are served at once |
+/// | `POST /admin/preview-token` `{"roles":["clerk@cardealer"]}` | a role preview: a token (201, `access_token`, 300 s) whose caller holds exactly those roles |
 /// | `GET /admin/container-grants` / `POST /admin/container-grants` `{"role","container"?,"actions":[…]}` / `DELETE /admin/container-grants?role=&container=&actions=` | rights on blob containers |
+///
+/// **Role preview.** An administrator sees what a role sees through the same public API any
+/// client uses, not through a second evaluation of the rules: `POST /admin/preview-token` signs a
+/// Strata access token whose subject is `preview:<admin>` and whose roles are exactly the ones asked
+/// for (never `admin`). It has no sign-in and no refresh token, lives 300 seconds, stops working
+/// when its administrator loses `admin` or is removed, and reads only: any method other than GET
+/// and HEAD is refused (403) before routing. Row filters with `$claims.sub` see `preview:<admin>`.
 enum AdminRoutes {
     static func register(on router: Router<StrataRequestContext>, runtime: StrataRuntime, auth: AuthRuntime) {
         let admin = Administration(
@@ -162,6 +172,8 @@ enum AdminRoutes {
         }
         registerContainerGrants(on: group, admin: admin)
         registerKeys(on: group, admin: admin, auth: auth)
+        registerModel(on: group, runtime: runtime)
+        registerSessions(on: group, admin: admin, auth: auth)
         registerProviders(on: group, admin: admin)
         group.delete("issuers/rules") { request, context in
             context.setRoute("admin.issuers")

@@ -40,6 +40,11 @@ public struct Administration: Sendable {
         try await store.setPassword(username, passwordHash: hash, now: now())
     }
 
+    /// Ends every sign-in of an account: its access and refresh tokens stop working; the password stays.
+    public func signOutEverywhere(_ username: String) async throws {
+        try await store.endSessions(username, now: now())
+    }
+
     /// Removes an account, its roles and its sign-ins.
     public func removeUser(_ username: String) async throws {
         try await store.removeAccount(username)

@@ -26,6 +26,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 context.principal = try await auth.authenticator.authenticate(
                     authorization: request.headers[.authorization], client: context.clientAddress(request.headers, trusting: auth.settings.trustedProxies) ?? "unknown")
             }
+            if context.principal?.preview == true, request.method != .get, request.method != .head {
+                // A role preview (`POST /admin/preview-token`) shows what a role sees; it changes nothing.
+                throw AuthErrors.forbidden("A preview token reads only; sign in as an account to change data.")
+            }
             return try await next(request, context)
         } catch let error as ODataError where error.status == 401 {
             return Self.unauthorized(error, headRequest: request.method == .head)
