@@ -29,7 +29,7 @@ export default async function accounts(body) {
   body.replaceChildren(
     h("h2", {}, "Accounts"),
     status,
-    h("div", { class: "adm-scroll" }, h("table", { class: "adm-table" },
+    h("div", { class: "adm-scroll" }, h("table", { class: "adm-table adm-accounts" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Account"), h("th", { scope: "col" }, "Roles"), h("th", { scope: "col" }, "Actions"))),
       h("tbody", {}, rows))),
     add);

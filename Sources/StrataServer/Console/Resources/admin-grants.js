@@ -46,7 +46,7 @@ export default async function grants(body, route) {
     const box = h("input", { type: "checkbox", name: "actions", value: action, id: `adm-action-${action}`, checked: action === "read" });
     return [action, box, h("label", { class: "adm-check", for: box.id }, box, ` ${action}`)];
   });
-  const [filterField, filter] = field("Row filter ($filter syntax, optional)", h("input", { name: "filter", autocomplete: "off", class: "mono", placeholder: "Price lt 20000" }));
+  const [filterField, filter] = field("Row filter ($filter syntax, optional)", h("input", { name: "filter", autocomplete: "off", class: "mono", placeholder: "conference eq 'Eastern'" }));
   const filterError = h("p", { class: "adm-field-error", id: "adm-filter-error", "aria-live": "polite" });
   filter.setAttribute("aria-describedby", filterError.id);
   const grantStatus = statusLine();
