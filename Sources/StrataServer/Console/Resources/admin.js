@@ -17,6 +17,7 @@ export default async function adminView(main, route) {
   setCrumbs([["Administration", "#/admin"], [tab[1]]]);
   const profile = await me().catch(() => null);
   if (!profile || !(profile.roles || []).includes("admin")) {
+    setCrumbs([["Administration"]]);
     show(main, h("h1", {}, "Administration"),
       errorBox(new Error("403 Forbidden: administration needs the admin role (for every service). "
         + (profile ? `${profile.username || profile.subject || "This account"} does not hold it.` : "Sign in as an administrator."))));
