@@ -62,6 +62,11 @@ extension ConsoleBrowserTests {
                 try await browser.wait(until: "return document.querySelector('.adm-body > .adm-status').textContent.includes('New password')", "the new password")
                 #expect(try await page.client.get("/auth/me", headers: bearer(before)).status == .unauthorized)
                 #expect(try await page.client.signIn("clerk1", "clerk-password-2").access.isEmpty == false)
+                // Another role, added in the account's row.
+                try await browser.type("reader@speakeasy", into: "tr[data-user=\"clerk1\"] input[name=role]")
+                try await browser.click("tr[data-user=\"clerk1\"] td:nth-of-type(1) form button[type=submit]")
+                try await browser.wait(until: "return document.querySelector('tr[data-user=\"clerk1\"] .adm-chips')?.textContent.includes('reader@speakeasy')", "the added role")
+                #expect(try await browser.text(".adm-body > .adm-status").contains("now holds reader@speakeasy"))
 
                 // ── Grants: a refused row filter at its field, then a good one, and the preview.
                 try await page.open("#/admin/grants?service=hockey")
@@ -135,6 +140,12 @@ extension ConsoleBrowserTests {
                 #expect(width <= 420, "the page is \(width) px wide")
                 try await page.shot("admin-phone")
                 try await browser.resize(width: 1400, height: 900)
+                // Removing an account takes a second click.
+                try await Self.confirm(page, "tr[data-user=\"clerk1\"] button[data-action=remove]")
+                try await browser.wait(until: "return !document.querySelector('tr[data-user=\"clerk1\"]')", "the account removed")
+                let gone = try await page.client.execute(uri: "/auth/token", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                         body: ByteBuffer(string: "grant_type=password&username=clerk1&password=clerk-password-2"))
+                #expect(gone.status.code >= 400 && gone.status.code < 500)
                 #expect(ContinuousClock.now - started < .seconds(40), "\(ContinuousClock.now - started)")
 
                 // ── An editor: no Admin entry, and #/admin explained.

@@ -4,10 +4,12 @@ import { h } from "/console/dom.js";
 import { request } from "/console/api.js";
 import { dangerButton, field, run, statusLine } from "/console/admin-ui.js";
 
-export default async function accounts(body) {
+export default async function accounts(body, route, notice) {
   const answer = await request("/admin/users");
   const status = statusLine();
-  const redraw = async () => { await accounts(body); };
+  if (notice) { status.textContent = notice; status.classList.add("ok"); }
+  // Draws the list again, keeping the message of the change that made it change.
+  const redraw = async (message) => { await accounts(body, route, message); };
 
   const [nameField, name] = field("User name", h("input", { name: "username", autocomplete: "off", required: true }));
   const [passField, pass] = field("Password", h("input", { name: "password", type: "password", autocomplete: "new-password", required: true }));
@@ -22,7 +24,7 @@ export default async function accounts(body) {
     if (await run(addStatus, async () => {
       await request("/admin/users", { method: "POST", body: { username: name.value.trim(), password: pass.value, roles: list } });
       return `Added ${name.value.trim()}.`;
-    })) await redraw();
+    })) await redraw(addStatus.textContent);
   });
 
   const rows = (answer.users || []).map((user) => accountRow(user, status, redraw));
@@ -44,7 +46,7 @@ function accountRow(user, status, redraw) {
         const [name, service] = role.split("@");
         const query = new URLSearchParams({ username: who, role: name });
         if (service) query.set("service", service);
-        if (await run(status, async () => { await request(`/admin/roles?${query}`, { method: "DELETE" }); return `${who} no longer holds ${role}.`; })) await redraw();
+        if (await run(status, async () => { await request(`/admin/roles?${query}`, { method: "DELETE" }); return `${who} no longer holds ${role}.`; })) await redraw(status.textContent);
       },
     }, "×"))));
   const [roleField, role] = field(`Add a role to ${who}`, h("input", { name: "role", autocomplete: "off", placeholder: "clerk@cardealer", class: "adm-narrow" }));
@@ -55,7 +57,7 @@ function accountRow(user, status, redraw) {
     if (await run(status, async () => {
       await request("/admin/roles", { method: "POST", body: { username: who, role: name, ...(service ? { service } : {}) } });
       return `${who} now holds ${role.value.trim()}.`;
-    })) await redraw();
+    })) await redraw(status.textContent);
   });
   const [passField, pass] = field(`New password for ${who}`, h("input", { type: "password", autocomplete: "new-password", class: "adm-narrow" }));
   const setPass = h("form", { class: "adm-inline" }, passField, h("button", { type: "submit" }, "Set password"));
@@ -77,7 +79,7 @@ function accountRow(user, status, redraw) {
       }, status, "sign-out"),
       dangerButton(`Remove ${who}`, async () => {
         await request(`/admin/users?${new URLSearchParams({ username: who })}`, { method: "DELETE" });
-        await redraw();
+        await redraw(`Removed ${who}.`);
         return `Removed ${who}.`;
       }, status, "remove")));
 }
