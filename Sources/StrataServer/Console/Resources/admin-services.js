@@ -7,7 +7,9 @@ import { field, run, statusLine } from "/console/admin-ui.js";
 export default async function services(body) {
   const all = await request("/admin/services");
   const names = Object.keys(all).sort();
-  body.replaceChildren(h("h2", {}, "Service settings"), ...names.map((name) => settingsForm(name, all[name])));
+  body.replaceChildren(h("h2", {}, "Service settings"),
+    h("p", { class: "muted" }, "Saved settings apply at once: the server loads the service again."),
+    h("div", { class: "adm-columns" }, names.map((name) => settingsForm(name, all[name]))));
 }
 
 function settingsForm(service, settings) {
