@@ -1,7 +1,7 @@
 // What the administration screens share: labelled fields, a second click before a destructive
 // action, and running a change with its error shown beside the form.
 import { h } from "/console/dom.js";
-import { session } from "/console/api.js";
+import { authorization, failure } from "/console/api.js";
 
 let counter = 0;
 
@@ -56,25 +56,11 @@ export function statusLine() {
 
 /// A fetch with this tab's token for bodies that are not JSON (the model file's text).
 export async function rawRequest(path, { method = "GET", body, type = "text/plain; charset=utf-8", token } = {}) {
-  const headers = { Accept: "application/json, text/plain" };
-  const bearer = token || session()?.token;
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  const headers = { Accept: "application/json, text/plain", ...(token ? { Authorization: `Bearer ${token}` } : authorization()) };
   if (body !== undefined) headers["Content-Type"] = type;
   const response = await fetch(path, { method, headers, body, credentials: "omit" });
-  const text = await response.text();
-  if (!response.ok) {
-    let message = text, target;
-    try {
-      const parsed = JSON.parse(text).error || {};
-      message = typeof parsed.message === "object" ? parsed.message?.value : parsed.message || text;
-      target = parsed.target;
-    } catch { /* not JSON: the text is the message */ }
-    const error = new Error(message || `${response.status}`);
-    error.status = response.status;
-    error.target = target;
-    throw error;
-  }
-  return text;
+  if (!response.ok) throw await failure(response);
+  return response.text();
 }
 
 export function loaded() {
