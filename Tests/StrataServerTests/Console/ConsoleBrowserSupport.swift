@@ -72,7 +72,7 @@ struct ConsolePage {
         try await browser.run("document.body.dataset.loaded = ''")
     }
 
-    func waitLoaded(_ what: String, and condition: String = "true", timeout: Duration = .seconds(10)) async throws {
+    func waitLoaded(_ what: String, and condition: String = "true", timeout: Duration = .seconds(30)) async throws {
         try await browser.wait(until: "return !!document.body.dataset.loaded && (\(condition))", timeout: timeout, what)
     }
 

@@ -91,7 +91,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// The first element matching `css`, waiting up to `timeout` for it to appear.
-    func element(_ css: String, timeout: Duration = .seconds(10)) async throws -> String {
+    func element(_ css: String, timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let found = try? await command("POST", "/element", ["using": "css selector", "value": css]),
@@ -145,7 +145,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Waits until `script` returns true.
-    func wait(until script: String, timeout: Duration = .seconds(10), _ what: String) async throws {
+    func wait(until script: String, timeout: Duration = .seconds(30), _ what: String) async throws {
         let deadline = ContinuousClock.now + timeout
         while try await run(script) as? Bool != true {
             guard ContinuousClock.now < deadline else { throw Failure(description: "waited \(timeout) for \(what)") }

@@ -14,7 +14,7 @@ import Testing
 /// credentials file.
 @Suite(.serialized)
 struct LoginCommandProviderTests {
-    @Test("strata login --provider signs in through the provider with a loopback redirect", .timeLimit(.minutes(3)))
+    @Test("strata login --provider signs in through the provider with a loopback redirect", .timeLimit(.minutes(6)))
     func loopbackLogin() async throws {
         try await withSignInServer(.sqlite) { harness in
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-login-\(UUID().uuidString.prefix(8))").path
