@@ -12,7 +12,8 @@ import Testing
 /// browser), sorting, a `$filter` and its error, the next page, a row holding HTML shown as text,
 /// no script error in the browser's log and no request to another host. Screenshots of each
 /// screen go to `.build/console-screenshots/`.
-@Suite("Console in a real browser", .serialized)
+@Suite("Console in a real browser", .serialized,
+       .enabled(if: BrowserTestSwitch.requested, "runs with STRATA_BROWSER_TESTS=1 (see BrowserTestSwitch)"))
 struct ConsoleBrowserTests {
     /// Fits Person's 50-character firstName.
     static let markup = "<img src=x onerror=\"window.__xss=2\"><b>bold</b>"
