@@ -127,10 +127,16 @@ package struct AuthStore: Sendable {
         let found = try await write { connection -> Bool in
             let rows = try await connection.query("UPDATE \(accounts) SET \"password_hash\" = \(bind: .string(passwordHash)) WHERE \"username\" = \(bind: .string(username)) RETURNING \"username\"")
             guard !rows.rows.isEmpty else { return false }
-            try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(Self.seconds(now))) WHERE \"subject\" = \(bind: .string(username)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL")
+            try await Self.revokeSessions(of: username, in: sessions, at: now, on: connection)
             return true
         }
         guard found else { throw Self.noAccount(username) }
+    }
+
+    /// Revokes the account's own sign-ins (not those exchanged from another issuer) still active.
+    private static func revokeSessions(of username: String, in sessions: TableName, at now: Date,
+                                       on connection: any DatabaseConnection) async throws {
+        try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(seconds(now))) WHERE \"subject\" = \(bind: .string(username)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL")
     }
 
     /// Ends every sign-in of an account (`POST /admin/users/sign-out`): its tokens and refresh
@@ -140,7 +146,7 @@ package struct AuthStore: Sendable {
         let found = try await write { connection -> Bool in
             let rows = try await connection.query("SELECT \"username\" FROM \(accounts) WHERE \"username\" = \(bind: .string(username))")
             guard !rows.rows.isEmpty else { return false }
-            try await connection.execute("UPDATE \(sessions) SET \"revoked_at\" = \(bind: .int64(Self.seconds(now))) WHERE \"subject\" = \(bind: .string(username)) AND \"issuer\" IS NULL AND \"revoked_at\" IS NULL")
+            try await Self.revokeSessions(of: username, in: sessions, at: now, on: connection)
             return true
         }
         guard found else { throw Self.noAccount(username) }
