@@ -31,6 +31,22 @@ import Testing
         #expect(try QueryOptions(parsing: options.queryString) == options)
     }
 
+    /// Names and strings beyond ASCII take the lexer's slow path (Unicode properties, multi-byte
+    /// UTF-8); ASCII takes the fast one. Both must read the same text back.
+    @Test func namesAndStringsBeyondASCII() throws {
+        let options = try QueryOptions(parsing: "$filter=Prénom eq 'Zoë''s 🚗' and Größe٣ gt 'x'&$select=名前,Größe٣,ab_9&$orderby=Prénom%20desc")
+        #expect(options.filter == (QueryExpression.property("Prénom").eq("Zoë's 🚗") && QueryExpression.property("Größe٣").gt("x")))
+        #expect(options.select == ["名前", "Größe٣", "ab_9"])
+        #expect(options.orderBy == [.descending(.property("Prénom"))])
+        // A digit cannot start a name, in ASCII or beyond; an ASCII symbol cannot continue one.
+        #expect(throws: ODataError.self) { try QueryOptions(parsing: "$select=٣x") }
+        #expect(throws: ODataError.self) { try QueryOptions(parsing: "$select=a#b") }
+        // `&` and `=` split the query string as bytes, whatever follows them.
+        let split = try QueryOptions(parsing: "x=&\u{301}y=é=1&$top=2")
+        #expect(split.customOptions == [.init(name: "x", value: ""), .init(name: "\u{301}y", value: "é=1")])
+        #expect(split.top == 2)
+    }
+
     @Test func emptyQueryString() throws {
         #expect(try QueryOptions(parsing: "") == QueryOptions())
         #expect(try QueryOptions(parsing: "?") == QueryOptions())

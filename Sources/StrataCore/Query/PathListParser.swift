@@ -71,9 +71,7 @@ struct PathListParser {
         if let c = current, QueryLexer.isIdentifierStart(c) {
             index += 1
             while let c = current, QueryLexer.isIdentifierPart(c) { index += 1 }
-            var view = String.UnicodeScalarView()
-            view.append(contentsOf: scalars[start..<index])
-            return String(view)
+            return QueryLexer.string(scalars[start..<index])
         }
         let what = previous.map { "expected a property name after '\($0)/'" } ?? "expected a property name"
         let found = current.map { ", found \(QuerySyntaxError.quoted(String($0)))" } ?? ""
