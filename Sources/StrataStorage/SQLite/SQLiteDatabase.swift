@@ -46,40 +46,43 @@ package final class SQLiteDatabase: Database {
         return pool
     }()
 
-    /// Opens the file with `readers` connections for key lookups and `scanners` for scans (at
-    /// least one each) besides the writer.
+    /// Opens the file with pools of up to `readers` connections for key lookups and `scanners` for
+    /// scans (at least one each) besides the writer. The writer, one reader and the health check's
+    /// connection open now; the rest when concurrent work first needs them (``SQLiteHandlePool``).
     static func open(path: String, readers: Int = 4, scanners: Int = 4, counter: StatementCounter = .none,
                      logger: Logger) async throws -> SQLiteDatabase {
         let threadPool = threads
         // The writer opens first so that WAL mode is set before readers open the file.
         let writer = try await threadPool.runIfActive { try openConnection(path: path) }
-        var readerHandles: [SQLiteHandle] = []
+        var opened: [SQLiteHandle] = []
         do {
-            for _ in 0..<(max(1, readers) + max(1, scanners) + 1) {
-                readerHandles.append(try await threadPool.runIfActive { try openConnection(path: path) })
+            for _ in 0..<2 {
+                opened.append(try await threadPool.runIfActive { try openConnection(path: path) })
             }
         } catch {
             writer.close()
-            for handle in readerHandles { handle.close() }
+            for handle in opened { handle.close() }
             throw error
         }
-        let pinger = readerHandles.removeLast()
-        return SQLiteDatabase(path: path, writer: writer, readers: Array(readerHandles.prefix(max(1, readers))),
-                              scanners: Array(readerHandles.dropFirst(max(1, readers))), pinger: pinger,
-                              counter: counter, threadPool: threadPool, logger: logger)
+        return SQLiteDatabase(path: path, writer: writer, reader: opened[0], readers: max(1, readers), scanners: max(1, scanners),
+                              pinger: opened[1], counter: counter, threadPool: threadPool, logger: logger)
     }
 
-    private init(path: String, writer: SQLiteHandle, readers: [SQLiteHandle], scanners: [SQLiteHandle], pinger: SQLiteHandle,
+    private init(path: String, writer: SQLiteHandle, reader: SQLiteHandle, readers: Int, scanners: Int, pinger: SQLiteHandle,
                  counter: StatementCounter, threadPool: NIOThreadPool, logger: Logger) {
         self.path = path
         self.pinger = Mutex(pinger)
-        self.writer = SQLiteHandlePool([writer])
-        self.readers = SQLiteHandlePool(readers)
-        self.scanners = SQLiteHandlePool(scanners)
+        let open: @Sendable () async throws -> SQLiteHandle = { try await threadPool.runIfActive { try Self.openConnection(path: path) } }
+        self.writer = SQLiteHandlePool([writer], capacity: 1, open: open)
+        self.readers = SQLiteHandlePool([reader], capacity: readers, open: open)
+        self.scanners = SQLiteHandlePool([], capacity: scanners, open: open)
         self.counter = counter
         self.threadPool = threadPool
         self.logger = logger
     }
+
+    /// How many connections the file has open now (writer, readers, scanners, health check).
+    var openConnections: Int { writer.openedCount + readers.openedCount + scanners.openedCount + 1 }
 
     private static func openConnection(path: String) throws -> SQLiteHandle {
         let handle = try SQLiteHandle(path: path)
