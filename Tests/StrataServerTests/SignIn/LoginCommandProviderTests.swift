@@ -30,6 +30,9 @@ struct LoginCommandProviderTests {
             let pid = try spawnChild(try StrataProcess.executable(), ["login", harness.strata, "--provider", "django", "--timeout", "60"],
                                      environment: ["STRATA_CREDENTIALS": scratch + "/credentials", "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
                                      searchingPath: false, &actions)
+            // Whatever fails below, the command does not outlive the test.
+            var reaped = false
+            defer { if !reaped { kill(pid, SIGKILL); var status: Int32 = 0; waitpid(pid, &status, 0) } }
             var printed: String?
             for _ in 0..<200 where printed == nil {
                 let text = (try? String(contentsOfFile: scratch + "/err", encoding: .utf8)) ?? ""
@@ -46,13 +49,10 @@ struct LoginCommandProviderTests {
             let page = try await browser.open(back)
             #expect(page.status == 200 && page.body.contains("You can close this tab"))
 
-            let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-                DispatchQueue.global().async {
-                    var status: Int32 = 0
-                    waitpid(pid, &status, 0)
-                    continuation.resume(returning: (status >> 8) & 0xff)
-                }
-            }
+            // The command exits once it has the tokens; its own --timeout is 60 s. awaitExit reaps it,
+            // also when it throws.
+            reaped = true
+            let status = try await awaitExit(of: pid, within: .seconds(90))
             let output = (try? String(contentsOfFile: scratch + "/out", encoding: .utf8)) ?? ""
             #expect(status == 0, "\(output)\((try? String(contentsOfFile: scratch + "/err", encoding: .utf8)) ?? "")")
             #expect(output.contains("as django.alice"))

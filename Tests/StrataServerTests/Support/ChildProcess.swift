@@ -99,6 +99,28 @@ func awaitReady(child pid: pid_t, within timeout: Duration, every interval: Dura
     return .timedOut
 }
 
+/// Waits for the started child `pid` to exit, asking every 20 ms without blocking a thread, and
+/// answers its exit status (128 + the signal's number when a signal ended it). When `timeout`
+/// passes or the test is cancelled (its time limit), the child is killed and waited for, and the
+/// wait throws: a child that never exits cannot hold the test run.
+func awaitExit(of pid: pid_t, within timeout: Duration) async throws -> Int32 {
+    let deadline = ContinuousClock.now + timeout
+    var status: Int32 = 0
+    while true {
+        let waited = waitpid(pid, &status, WNOHANG)
+        if waited == pid { return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+        if waited == -1 && errno != EINTR {
+            throw ChildProcess.Failure(description: "waiting for child \(pid): \(String(cString: strerror(errno)))")
+        }
+        if ContinuousClock.now >= deadline || Task.isCancelled {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            throw ChildProcess.Failure(description: "child \(pid) did not exit within \(timeout); killed")
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+}
+
 /// Makes a spawned child start in `directory` (glibc 2.29's `posix_spawn_file_actions_addchdir_np`,
 /// looked up at run time as ``spawnClosesDescriptors(from:_:)`` looks up its function).
 func spawnChangesDirectory(to directory: String, _ actions: inout posix_spawn_file_actions_t) throws {

@@ -115,10 +115,16 @@ struct OIDCTestProvider: Sendable {
             .joined(separator: "\n").suffix(4000).description
     }
 
+    /// Stops the provider: SIGTERM, and SIGKILL if it has not exited within 5 s, so that a provider
+    /// stuck in a request cannot hold the test (and the cooperative thread it is called on) forever.
     func stop() {
         kill(pid, SIGTERM)
         var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        for _ in 0..<100 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        if waitpid(pid, &status, WNOHANG) == 0 {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
