@@ -109,8 +109,9 @@ extension AdminRoutes {
             (key: "tokenEndpoint", value: optional(provider.tokenEndpoint)),
             (key: "userInfoEndpoint", value: optional(provider.userInfoEndpoint)),
             (key: "passProviderToken", value: .bool(provider.passesProviderToken)),
-            (key: "rules", value: .array(provider.roleRules.map { .string($0.description) })),
-            (key: "claims", value: .array(provider.claimRules.map { .string($0.description) })),
+            // In the form POST takes, so that a listed provider can be sent back unchanged.
+            (key: "rules", value: .array(provider.roleRules.map { .string($0.parseableText) })),
+            (key: "claims", value: .array(provider.claimRules.map { .string($0.parseableText) })),
         ]))
     }
 }

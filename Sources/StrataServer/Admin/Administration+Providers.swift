@@ -117,6 +117,14 @@ extension ClaimRule {
             throw .badRequest("A rule reads \"CLAIM any ROLE\", \"CLAIM equals VALUE ROLE\" or \"CLAIM suffix VALUE ROLE\", optionally followed by allow-unverified, not \"\(text)\".")
         }
     }
+
+    /// The rule as ``init(parsing:)`` reads it, so that what `/admin` lists can be sent back unchanged
+    /// (``description`` is for people: "email in domain example.org → editor").
+    public var parseableText: String {
+        let stored = storedMatch
+        let match = stored.kind == "any" ? "any" : "\(stored.kind) \(stored.value)"
+        return "\(claim) \(match) \(role)\(allowsUnverifiedEmail ? " allow-unverified" : "")"
+    }
 }
 
 extension ClaimOutput {
@@ -131,5 +139,14 @@ extension ClaimOutput {
         default: throw .badRequest("A claim rule reads \"pass CLAIM\", \"rename CLAIM NEW-NAME\" or \"set CLAIM VALUE\", not \"\(text)\".")
         }
         try validate()
+    }
+
+    /// The rule as ``init(parsing:)`` reads it (``description`` is for people).
+    public var parseableText: String {
+        switch self {
+        case .pass(let name): return "pass \(name)"
+        case .rename(let from, let to): return "rename \(from) \(to)"
+        case .set(let name, let value): return "set \(name) \(value)"
+        }
     }
 }

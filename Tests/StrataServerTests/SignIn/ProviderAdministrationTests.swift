@@ -28,6 +28,9 @@ struct ProviderAdministrationTests {
                 let entry = try #require(listed.json["providers"]?.arrayValue?.first)
                 #expect(entry["hasSecret"] == .bool(true) && entry["clientId"]?.stringValue == "acme-client")
                 #expect(entry["claims"]?.arrayValue?.count == 2 && entry["rules"]?.arrayValue?.count == 1)
+                // Listed in the form POST takes: a provider read from the list can be saved back unchanged.
+                #expect(entry["rules"] == .array([.string("email suffix @acme.example editor")]))
+                #expect(entry["claims"] == .array([.string("pass email"), .string("rename name displayName")]))
                 let public_ = try await client.get("/auth/providers")
                 #expect(public_.json["providers"]?.arrayValue?.first?["displayName"]?.stringValue == "Acme")
                 #expect(!public_.text.contains("acme-client"))

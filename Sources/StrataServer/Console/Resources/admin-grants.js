@@ -86,8 +86,9 @@ export default async function grants(body, route) {
     h("div", { class: "adm-columns" }, form, preview));
 }
 
-/// Asks for a preview token holding `role` for `service`, then reads each set's count and first
-/// rows with it: exactly what a caller holding that role gets.
+/// Asks for a preview token holding `role` for `service`, then reads each set's count with it;
+/// "Show rows" reads a set's first rows the same way: exactly what a caller holding that role gets,
+/// row filters and hidden columns included.
 async function showPreview(out, service, role, sets) {
   out.replaceChildren(h("p", { class: "muted" }, "…"));
   try {
@@ -95,15 +96,41 @@ async function showPreview(out, service, role, sets) {
     const issued = await request("/admin/preview-token", { method: "POST", body: { roles: [name] } });
     const token = issued.access_token;
     const root = `/${encodeURIComponent(service)}/`;
+    const rowsOut = h("div", { class: "adm-preview-rows", "aria-live": "polite" });
     const items = await Promise.all(sets.map(async (set) => {
       try {
         const count = await rawRequest(`${root}${encodeURIComponent(set)}/$count`, { token });
-        return h("li", {}, h("span", {}, set), h("span", { class: "adm-count", "data-set": set }, `${Number(count).toLocaleString("en-US")} rows`));
+        const show = h("button", { type: "button", class: "adm-preview-show", "data-set": set, "aria-label": `Show the first rows of ${set} as ${name}` }, "Show rows");
+        show.addEventListener("click", () => previewRows(rowsOut, `${root}${encodeURIComponent(set)}`, set, name, token));
+        return h("li", {}, h("span", {}, set), h("span", { class: "adm-count", "data-set": set }, `${Number(count).toLocaleString("en-US")} rows`), show);
       } catch (error) {
         return h("li", {}, h("span", {}, set), h("span", { class: "muted", "data-set": set }, error.status === 403 || error.status === 404 ? "no access" : error.message));
       }
     }));
-    out.replaceChildren(h("p", {}, `As ${issued.roles.join(", ")} (a read-only preview token, ${issued.expires_in} s):`), h("ul", { class: "sets" }, items));
+    out.replaceChildren(h("p", {}, `As ${issued.roles.join(", ")} (a read-only preview token, ${issued.expires_in} s):`), h("ul", { class: "sets" }, items), rowsOut);
+  } catch (error) {
+    out.replaceChildren(h("p", { class: "error", role: "alert" }, error.message));
+  }
+  document.body.dataset.loaded = String(Date.now());
+}
+
+const previewPage = 20;
+
+/// The first rows of a set as the preview token reads them, in a small table: the columns are the
+/// ones the role may read (the server leaves out the others), navigation links left out.
+async function previewRows(out, url, set, role, token) {
+  out.replaceChildren(h("p", { class: "muted" }, "…"));
+  try {
+    const text = await rawRequest(`${url}?$top=${previewPage}`, { token, accept: "application/json;odata.metadata=minimal;IEEE754Compatible=true" });
+    const rows = JSON.parse(text).value || [];
+    const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
+      .filter((key) => !key.includes("@") && !rows.some((row) => row[key] !== null && typeof row[key] === "object"));
+    const cell = (value) => h("td", {}, value === null || value === undefined ? "" : String(value));
+    out.replaceChildren(h("table", { class: "adm-table", "data-preview-set": set },
+      h("caption", {}, `${set} as ${role}: ${rows.length < previewPage ? `all ${rows.length}` : `the first ${rows.length}`} rows`),
+      h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col" }, column)))),
+      h("tbody", {}, rows.length ? rows.map((row) => h("tr", {}, columns.map((column) => cell(row[column]))))
+        : h("tr", {}, h("td", { colspan: Math.max(columns.length, 1), class: "muted" }, "No rows.")))));
   } catch (error) {
     out.replaceChildren(h("p", { class: "error", role: "alert" }, error.message));
   }

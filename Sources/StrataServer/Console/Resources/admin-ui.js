@@ -55,8 +55,8 @@ export function statusLine() {
 }
 
 /// A fetch with this tab's token for bodies that are not JSON (the model file's text).
-export async function rawRequest(path, { method = "GET", body, type = "text/plain; charset=utf-8", token } = {}) {
-  const headers = { Accept: "application/json, text/plain", ...(token ? { Authorization: `Bearer ${token}` } : authorization()) };
+export async function rawRequest(path, { method = "GET", body, type = "text/plain; charset=utf-8", token, accept = "application/json, text/plain" } = {}) {
+  const headers = { Accept: accept, ...(token ? { Authorization: `Bearer ${token}` } : authorization()) };
   if (body !== undefined) headers["Content-Type"] = type;
   const response = await fetch(path, { method, headers, body, credentials: "omit" });
   if (!response.ok) throw await failure(response);
