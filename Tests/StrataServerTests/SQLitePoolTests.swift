@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataSQL
 @testable import StrataStorage
+import Synchronization
 import Testing
 
 /// SQLite connections open when concurrent work first needs them, up to each pool's bound, and a
@@ -57,12 +58,33 @@ struct SQLitePoolTests {
         }
     }
 
-    static func withDatabase(readers: Int, scanners: Int, _ body: (SQLiteDatabase, String) async throws -> Void) async throws {
+    @Test("A write that queues behind another for the one writer is heard as a wait as long as the other held it")
+    func writerQueueIsAWait() async throws {
+        let waits = Mutex<[Duration]>([])
+        let recorder = PoolWaitRecorder { waited in waits.withLock { $0.append(waited) } }
+        try await Self.withDatabase(readers: 1, scanners: 1, poolWaits: recorder) { database, _ in
+            let (holding, held) = AsyncStream<Void>.makeStream()
+            let first = Task {
+                try await database.transaction { _ in
+                    held.yield()
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+            }
+            for await _ in holding { break }
+            try await database.transaction { _ in }
+            try await first.value
+        }
+        let recorded = waits.withLock { $0 }
+        #expect(recorded.count == 2)
+        #expect(recorded.contains { $0 >= .milliseconds(200) }, "\(recorded)")
+    }
+
+    static func withDatabase(readers: Int, scanners: Int, poolWaits: PoolWaitRecorder? = nil, _ body: (SQLiteDatabase, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pool-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try await SQLiteDatabase.open(path: directory + "/pool.sqlite", readers: readers, scanners: scanners,
-                                                     logger: TestDatabases.logger)
+                                                     poolWaits: poolWaits ?? PoolWaitRecorder { _ in }, logger: TestDatabases.logger)
         do {
             try await body(database, directory)
         } catch {

@@ -63,10 +63,11 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
     switch configuration.database {
     case nil:
         store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: metrics.statementCounter, logger: logger,
-                                                  system: system)
+                                                  system: system, poolWaits: metrics.poolWaits)
     case .sqliteFile(let path):
         store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: URL(fileURLWithPath: path),
-                                                  counter: metrics.statementCounter, logger: logger, system: system)
+                                                  counter: metrics.statementCounter, logger: logger, system: system,
+                                                  poolWaits: metrics.poolWaits)
     case .postgres(let location):
         let pool = PostgresPool(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections), logger: logger)
         services.append(pool)

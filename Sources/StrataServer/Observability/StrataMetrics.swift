@@ -37,9 +37,8 @@ final class StrataMetrics: Sendable {
         self.sqlStatements = CoreMetrics.Counter(label: "strata_sql_statements_total", factory: factory)
     }
 
-    /// Records how long each lease waited for a pooled PostgreSQL connection: the histogram
-    /// `strata_db_pool_wait_seconds`, registered when a PostgreSQL store asks for it (SQLite has no
-    /// such pool, so a server on SQLite does not show it).
+    /// Records how long each lease waited for a pooled connection: the histogram
+    /// `strata_db_pool_wait_seconds` (PostgreSQL's pool; SQLite's readers, scanners and writer).
     var poolWaits: PoolWaitRecorder {
         let timer = CoreMetrics.Timer(label: "strata_db_pool_wait_seconds", factory: factory)
         return PoolWaitRecorder { waited in

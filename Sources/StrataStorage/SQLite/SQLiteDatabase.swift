@@ -50,7 +50,7 @@ package final class SQLiteDatabase: Database {
     /// scans (at least one each) besides the writer. The writer, one reader and the health check's
     /// connection open now; the rest when concurrent work first needs them (``SQLiteHandlePool``).
     static func open(path: String, readers: Int = 4, scanners: Int = 4, counter: StatementCounter = .none,
-                     logger: Logger) async throws -> SQLiteDatabase {
+                     poolWaits: PoolWaitRecorder = .none, logger: Logger) async throws -> SQLiteDatabase {
         let threadPool = threads
         // The writer opens first so that WAL mode is set before readers open the file.
         let writer = try await threadPool.runIfActive { try openConnection(path: path) }
@@ -65,17 +65,17 @@ package final class SQLiteDatabase: Database {
             throw error
         }
         return SQLiteDatabase(path: path, writer: writer, reader: opened[0], readers: max(1, readers), scanners: max(1, scanners),
-                              pinger: opened[1], counter: counter, threadPool: threadPool, logger: logger)
+                              pinger: opened[1], counter: counter, poolWaits: poolWaits, threadPool: threadPool, logger: logger)
     }
 
     private init(path: String, writer: SQLiteHandle, reader: SQLiteHandle, readers: Int, scanners: Int, pinger: SQLiteHandle,
-                 counter: StatementCounter, threadPool: NIOThreadPool, logger: Logger) {
+                 counter: StatementCounter, poolWaits: PoolWaitRecorder, threadPool: NIOThreadPool, logger: Logger) {
         self.path = path
         self.pinger = Mutex(pinger)
         let open: @Sendable () async throws -> SQLiteHandle = { try await threadPool.runIfActive { try Self.openConnection(path: path) } }
-        self.writer = SQLiteHandlePool([writer], capacity: 1, open: open)
-        self.readers = SQLiteHandlePool([reader], capacity: readers, open: open)
-        self.scanners = SQLiteHandlePool([], capacity: scanners, open: open)
+        self.writer = SQLiteHandlePool([writer], capacity: 1, waits: poolWaits, open: open)
+        self.readers = SQLiteHandlePool([reader], capacity: readers, waits: poolWaits, open: open)
+        self.scanners = SQLiteHandlePool([], capacity: scanners, waits: poolWaits, open: open)
         self.counter = counter
         self.threadPool = threadPool
         self.logger = logger

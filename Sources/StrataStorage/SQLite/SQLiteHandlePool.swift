@@ -31,16 +31,21 @@ final class SQLiteHandlePool: Sendable {
     private let state: Mutex<State>
     private let capacity: Int
     private let open: @Sendable () async throws -> Connection
+    private let waits: PoolWaitRecorder
 
-    /// A pool holding `connections`, which opens more with `open` up to `capacity` in all.
-    init(_ connections: [Connection], capacity: Int, open: @escaping @Sendable () async throws -> Connection) {
+    /// A pool holding `connections`, which opens more with `open` up to `capacity` in all; `waits`
+    /// hears how long each lease took, from asking to holding.
+    init(_ connections: [Connection], capacity: Int, waits: PoolWaitRecorder = .none, open: @escaping @Sendable () async throws -> Connection) {
         self.capacity = max(capacity, connections.count, 1)
+        self.waits = waits
         self.open = open
         state = Mutex(State(idle: connections, opened: connections.count))
     }
 
     func with<T: Sendable>(_ body: (Connection) async throws -> T) async throws -> T {
+        let asked = ContinuousClock.now
         let connection = try await acquire()
+        waits.record(ContinuousClock.now - asked)
         do {
             let result = try await body(connection)
             release(connection)

@@ -13,16 +13,19 @@ package final class SQLiteServiceStore: ServiceStore {
     /// A single database file served as one service (`--database path.sqlite`), instead of the directory's files.
     let singleFile: URL?
     private let counter: StatementCounter
+    private let poolWaits: PoolWaitRecorder
     private let logger: Logger
     private let opened = DatabaseCache()
 
     static let systemFileName = "strata_system.sqlite"
     static let provisioningSuffix = ".provisioning"
 
-    /// - Parameter system: where Strata's own tables are when not in the data directory; the store
-    ///   closes it with its own databases.
+    /// - Parameters:
+    ///   - system: where Strata's own tables are when not in the data directory; the store closes
+    ///     it with its own databases.
+    ///   - poolWaits: hears how long each lease waited for a connection, the services' and Strata's own.
     package static func open(directory: URL, singleFile: URL?, counter: StatementCounter, logger: Logger,
-                     system: SystemPlacement? = nil) async throws -> SQLiteServiceStore {
+                     system: SystemPlacement? = nil, poolWaits: PoolWaitRecorder = .none) async throws -> SQLiteServiceStore {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -32,18 +35,22 @@ package final class SQLiteServiceStore: ServiceStore {
         if placement == nil {
             placement = SystemPlacement(database: try await SQLiteDatabase.open(
                 // Not counted: `strata_sql_statements_total` counts the services' SQL, not Strata's own access checks.
-                path: directory.appendingPathComponent(systemFileName).path, readers: 2, scanners: 1, counter: .none, logger: logger),
+                path: directory.appendingPathComponent(systemFileName).path, readers: 2, scanners: 1, counter: .none,
+                poolWaits: poolWaits, logger: logger),
                 schema: nil)
         }
-        return SQLiteServiceStore(directory: directory, singleFile: singleFile, system: placement!, counter: counter, logger: logger)
+        return SQLiteServiceStore(directory: directory, singleFile: singleFile, system: placement!, counter: counter,
+                                  poolWaits: poolWaits, logger: logger)
     }
 
-    private init(directory: URL, singleFile: URL?, system: SystemPlacement, counter: StatementCounter, logger: Logger) {
+    private init(directory: URL, singleFile: URL?, system: SystemPlacement, counter: StatementCounter, poolWaits: PoolWaitRecorder,
+                 logger: Logger) {
         self.directory = directory
         self.singleFile = singleFile
         self.system = system.database
         self.systemSchema = system.schema
         self.counter = counter
+        self.poolWaits = poolWaits
         self.logger = logger
     }
 
@@ -64,7 +71,7 @@ package final class SQLiteServiceStore: ServiceStore {
                 continue
             }
             let database = try await opened.database(at: file.url.path) {
-                try await SQLiteDatabase.open(path: file.url.path, counter: self.counter, logger: self.logger)
+                try await SQLiteDatabase.open(path: file.url.path, counter: self.counter, poolWaits: self.poolWaits, logger: self.logger)
             }
             services.append(ServiceStorage(name: file.name, database: database, schema: nil, catalogReader: SQLiteCatalogReader()))
         }

@@ -195,9 +195,10 @@ function drawMetrics(card, samples) {
     const difference = now.map(([bound, count]) => [bound, count - (before.get(bound) || 0)]);
     if (difference.length && difference[difference.length - 1][1] > 0) { window = difference; scope = `over the last ${Math.round((last.time - previous.time) / 1000)} s`; }
   }
-  // strata_db_pool_wait_seconds (PostgreSQL only): how long leases waited for a pooled connection.
+  // strata_db_pool_wait_seconds: how long leases waited for a pooled connection (on SQLite, writes
+  // queueing for the one writer show here too).
   const waits = buckets(last.series, "strata_db_pool_wait_seconds");
-  let poolText = "n/a", poolNote = "no connection pool to wait for (SQLite)";
+  let poolText = "n/a", poolNote = "no connection leased yet";
   if (waits.length) {
     const leases = waits[waits.length - 1][1];
     const quick = (waits.find(([bound]) => bound >= 0.001) || [0, leases])[1];
