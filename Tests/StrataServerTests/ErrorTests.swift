@@ -144,13 +144,15 @@ struct ErrorTests {
             try await cluster.restart()
             start = ContinuousClock.now
             var back = false
-            while !back, ContinuousClock.now - start < .seconds(30) {
+            while !back, ContinuousClock.now - start < .seconds(60) {
                 back = try await client.get("/shop/Item(1)").status == .ok
                 if !back { try await Task.sleep(for: .milliseconds(200)) }
             }
             #expect(back)
-            // postgres-nio's own pool would retry only after its backoff (up to a minute).
-            #expect(ContinuousClock.now - start < .seconds(10), "serving again took \(ContinuousClock.now - start)")
+            // postgres-nio's own pool would retry only after its backoff (up to a minute). About a
+            // second on an idle machine; 13 s was seen once in the full suite on two cores (with
+            // the browser tests beside it), so 25 s: still well short of waiting out the backoff.
+            #expect(ContinuousClock.now - start < .seconds(25), "serving again took \(ContinuousClock.now - start)")
             #expect(try await client.get("/health").status == .ok)
         }
         try? FileManager.default.removeItem(at: directory)
