@@ -50,7 +50,6 @@ extension Replica {
                 report.removed += pulled.removed
                 if pulled.reloaded { report.reloaded.append(name) }
             }
-            try compactIfLarge()
         } catch {
             setStatus {
                 $0.activity = error.kind == .sync ? .offline : .idle
@@ -109,7 +108,7 @@ extension Replica {
         }
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
         generations[name, default: 0] += 1
-        let before = state.tables[name]?.server.count ?? 0
+        let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
         try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token)], origin: .pull)
         return (table.rows.count, max(0, before - table.rows.count), true)
     }

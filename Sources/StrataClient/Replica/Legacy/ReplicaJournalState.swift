@@ -1,12 +1,12 @@
 import StrataCore
 
-/// Everything a replica holds, in memory: per table the server's rows (as last pulled or
-/// acknowledged) and its delta token; the local changes not yet acknowledged; and the rows the app
-/// sees — the server's rows with the local changes applied over them, kept current key by key.
+/// A replica directory of the format before the local database (a snapshot and a journal), read
+/// into memory: per table the server's rows and its delta token, the local changes not yet
+/// acknowledged, and the rows the app saw.
 ///
-/// It changes only through ``apply(_:)`` of ``ReplicaMutation``s, which is also how the journal is
-/// replayed, so a reopened replica is exactly the one that was closed or killed.
-struct ReplicaState: Sendable {
+/// Only the conversion of such a directory uses it (``ReplicaLegacyConversion``): it replays the
+/// journal with ``apply(_:)`` exactly as the old replica did, then the result goes into the database.
+struct ReplicaJournalState: Sendable {
     package struct Table: Sendable {
         var definition: ReplicaTable
         /// Empty until the table is first downloaded.
