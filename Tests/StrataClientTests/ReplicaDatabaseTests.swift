@@ -98,6 +98,16 @@ struct ReplicaDatabaseTests {
         let names = try Self.indexNames(await replica.database)
         #expect(names == ["strata.index.Item.price,name"])
         await replica.close()
+        // Foreign keys from the model: indexed, except one the key or a declared index begins with,
+        // and one naming a field the replica does not have; a reload replaces them.
+        replica = try await Replica.open(at: directory, adapter: Self.adapter, tables: [ReplicaTable("Item", indexes: [["price", "name"]])])
+        try await replica.commit([.foreignKeys(table: "Item", columns: [["name"], ["price"], ["id"], ["hidden"]])], origin: .pull)
+        #expect(try Self.indexNames(await replica.database, prefix: "strata.fk.") == ["strata.fk.Item.name"])
+        try await replica.commit([.replace(table: "Item", fields: Self.fields, rows: Self.items(5), token: "t2"),
+                                  .foreignKeys(table: "Item", columns: [["price", "id"]])], origin: .pull)
+        #expect(try Self.indexNames(await replica.database, prefix: "strata.fk.") == ["strata.fk.Item.price,id"])
+        #expect(try Self.indexNames(await replica.database) == ["strata.index.Item.price,name"], "declared indexes are made again with the table")
+        await replica.close()
         await #expect { try await Replica.open(at: directory, adapter: Self.adapter, tables: [ReplicaTable("Item", indexes: [["colour"]])]) } throws: {
             ($0 as? ReplicaError)?.kind == .unknownName && ($0 as? ReplicaError)?.message.contains("colour") == true
         }
@@ -267,9 +277,11 @@ struct ReplicaDatabaseTests {
         return lines.joined(separator: "\n")
     }
 
-    static func indexNames(_ database: ReplicaDatabase) throws -> [String] {
-        let statement = try database.connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'strata.index.%' ORDER BY name")
+    static func indexNames(_ database: ReplicaDatabase, prefix: String = "strata.index.") throws -> [String] {
+        let statement = try database.connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND substr(name, 1, ?) = ? ORDER BY name")
         defer { statement.finalize() }
+        try statement.bind(.int64(Int64(prefix.utf8.count)), at: 1)
+        try statement.bind(.string(prefix), at: 2)
         var names: [String] = []
         while try statement.step() { names.append(statement.text(0) ?? "") }
         return names

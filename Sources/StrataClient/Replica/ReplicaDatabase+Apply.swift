@@ -134,6 +134,9 @@ extension ReplicaDatabase {
             try update.bind(token, at: 1)
             try update.bind(name, at: 2)
             try update.run()
+        case .foreignKeys(let name, let columns):
+            guard let table = state.tables[name], table.isDownloaded else { return }
+            try createForeignKeyIndexes(table, columns)
         case .forget(let name):
             guard let table = state.tables[name] else { return }
             try forget(table, state: &state)
@@ -237,15 +240,39 @@ extension ReplicaDatabase {
         try statement.run()
     }
 
-    /// The table's declared indexes (on the table the app queries), replacing any it had.
-    func createIndexes(_ table: ReplicaState.Table) throws(SQLiteError) {
+    /// An index on each foreign key of the table, replacing those it had — except for a foreign key
+    /// whose fields begin the key or a declared index, which serves it already, and one that names a
+    /// field the replica does not have (a column hidden from this user).
+    func createForeignKeyIndexes(_ table: ReplicaState.Table, _ foreignKeys: [[String]]) throws(SQLiteError) {
         let name = table.definition.name
-        let existing = try connection.prepared("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'strata.index.%'")
-        try existing.bind(name, at: 1)
+        try dropIndexes(of: name, prefix: "strata.fk.")
+        let fields = Set(table.fields.map(\.name))
+        let served = [table.keyFields.map(\.name)] + table.definition.indexes
+        var made: Set<[String]> = []
+        for columns in foreignKeys where !columns.isEmpty && columns.allSatisfy(fields.contains) {
+            guard !served.contains(where: { $0.starts(with: columns) }), made.insert(columns).inserted else { continue }
+            let list = columns.map { SQLiteIdentifier($0).quoted }.joined(separator: ", ")
+            let index = SQLiteIdentifier("strata.fk.\(name).\(columns.joined(separator: ","))")
+            try connection.execute("CREATE INDEX \(index) ON \(SQLiteIdentifier(name)) (\(list))")
+        }
+    }
+
+    /// Drops the table's indexes whose names begin with `prefix`.
+    private func dropIndexes(of table: String, prefix: String) throws(SQLiteError) {
+        let existing = try connection.prepared("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?")
+        try existing.bind(table, at: 1)
+        try existing.bind(Int64(prefix.utf8.count), at: 2)
+        try existing.bind(prefix, at: 3)
         var old: [String] = []
         while try existing.step() { if let index = existing.text(0) { old.append(index) } }
         existing.reset()
         for index in old { try connection.execute("DROP INDEX IF EXISTS \(SQLiteIdentifier(index))") }
+    }
+
+    /// The table's declared indexes (on the table the app queries), replacing any it had.
+    func createIndexes(_ table: ReplicaState.Table) throws(SQLiteError) {
+        let name = table.definition.name
+        try dropIndexes(of: name, prefix: "strata.index.")
         for columns in table.definition.indexes {
             let list = columns.map { SQLiteIdentifier($0).quoted }.joined(separator: ", ")
             try connection.execute("CREATE INDEX \(ReplicaTableSQL.indexName(name, columns)) ON \(SQLiteIdentifier(name)) (\(list))")

@@ -22,6 +22,9 @@ enum ReplicaMutation: Sendable, Hashable {
     /// The table downloaded whole: its fields, rows and token (a first sync, or a reload after 410).
     case replace(table: String, fields: [DataTableField], rows: [[ODataValue]], token: String?)
     case token(table: String, String?)
+    /// The table's foreign keys as the server's model declares them (each a list of its fields):
+    /// the local table gets an index on each, so joins from its masters do not scan it.
+    case foreignKeys(table: String, columns: [[String]])
     /// The table's definition changed (another filter): its rows and token are dropped.
     case forget(table: String)
     case counters(nextChange: UInt64, nextTemporaryKey: Int64)

@@ -161,6 +161,9 @@ struct ReplicaJournalState: Sendable {
             whole.insert(name)
         case .token(let name, let token):
             tables[name]?.token = token
+        case .foreignKeys:
+            // Indexes of the database; the journal's state has none.
+            break
         case .forget(let name):
             guard tables[name] != nil else { break }
             tables[name]!.server = [:]

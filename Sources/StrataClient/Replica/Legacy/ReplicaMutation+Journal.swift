@@ -37,6 +37,12 @@ extension ReplicaMutation {
             writer.key("m"); writer.string("token")
             writer.key("table"); writer.string(table)
             writer.key("token"); if let token { writer.string(token) } else { writer.null() }
+        case .foreignKeys(let table, let columns):
+            writer.key("m"); writer.string("foreignKeys")
+            writer.key("table"); writer.string(table)
+            writer.key("columns"); writer.beginArray()
+            for list in columns { writer.beginArray(); for name in list { writer.string(name) }; writer.endArray() }
+            writer.endArray()
         case .forget(let table):
             writer.key("m"); writer.string("forget")
             writer.key("table"); writer.string(table)
@@ -74,6 +80,14 @@ extension ReplicaMutation {
         case "token":
             guard let table = json["table"]?.stringValue else { throw DataTableFormatError("a token entry has no table") }
             return .token(table: table, json["token"]?.stringValue)
+        case "foreignKeys":
+            guard let table = json["table"]?.stringValue, case .array(let lists)? = json["columns"] else {
+                throw DataTableFormatError("a foreignKeys entry is incomplete")
+            }
+            return .foreignKeys(table: table, columns: lists.map { list in
+                guard case .array(let names) = list else { return [] }
+                return names.compactMap(\.stringValue)
+            })
         case "forget":
             guard let table = json["table"]?.stringValue else { throw DataTableFormatError("a forget entry has no table") }
             return .forget(table: table)
