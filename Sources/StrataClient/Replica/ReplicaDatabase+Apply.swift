@@ -96,13 +96,13 @@ extension ReplicaDatabase {
             var changed = Set<RowKey>()
             for row in rows {
                 let key = table.key(of: row)
-                try settle(ReplicaState.RowID(table: name, key: key), base: row, state)
+                try settle(ReplicaState.RowID(table: name, key: key), base: row, state, hadChanges: false)
                 changed.insert(key)
             }
             keys[name, default: []].formUnion(changed)
         case .delete(let name, let deleted):
             guard statements[name] != nil else { return }
-            for key in deleted { try settle(ReplicaState.RowID(table: name, key: key), base: nil, state) }
+            for key in deleted { try settle(ReplicaState.RowID(table: name, key: key), base: nil, state, hadChanges: false) }
             keys[name, default: []].formUnion(deleted)
         case .replace(let name, let fields, let rows, let token):
             guard var table = state.tables[name] else { return }
@@ -158,14 +158,15 @@ extension ReplicaDatabase {
 
     /// Writes a row given its server version (`base`, nil: the server has none) and the state's
     /// pending changes of it: the visible row is the base with the changes applied, and the base is
-    /// kept aside while there are changes.
-    private func settle(_ row: ReplicaState.RowID, base: [ODataValue]?, _ state: ReplicaState) throws(SQLiteError) {
+    /// kept aside while there are changes. `hadChanges: false` says the row had no changes before
+    /// either, so nothing of it is aside (the common case of a pulled row: one statement).
+    private func settle(_ row: ReplicaState.RowID, base: [ODataValue]?, _ state: ReplicaState, hadChanges: Bool = true) throws(SQLiteError) {
         guard let sql = statements[row.table] else { return }
         var visible = base
         if let ids = state.pendingByRow[row], !ids.isEmpty {
             if let base { try write(sql.upsertServer, values: base) } else { try write(sql.deleteServer, values: row.key) }
             for id in ids { visible = state.pending[id]?.applied(to: visible, fields: sql.fields) }
-        } else {
+        } else if hadChanges {
             try write(sql.deleteServer, values: row.key)
         }
         if let visible { try write(sql.upsert, values: visible) } else { try write(sql.delete, values: row.key) }
