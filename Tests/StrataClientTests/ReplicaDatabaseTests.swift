@@ -137,6 +137,35 @@ struct ReplicaDatabaseTests {
         await reopened.close()
     }
 
+    @Test("A full disk (the database may not grow) is a storage error that says so, and nothing of the download is applied")
+    func fullDisk() async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let replica = try await Replica.open(at: directory, adapter: Self.adapter, tables: [ReplicaTable("Item")])
+        try await replica.commit([.replace(table: "Item", fields: Self.fields, rows: Self.items(3), token: "t1")], origin: .pull)
+        // SQLite answers SQLITE_FULL, as for a full disk, once the file would pass this many pages.
+        let database = await replica.database
+        let pages = try #require(try Self.pageCount(database))
+        try database.connection.execute("PRAGMA max_page_count = \(pages + 2)")
+        let big = (1 ... 5_000).map { [ODataValue.int32(Int32($0)), .string(String(repeating: "x", count: 200)), .int32(1)] }
+        await #expect {
+            try await replica.commit([.replace(table: "Item", fields: Self.fields, rows: big, token: "t2")], origin: .pull)
+        } throws: { ($0 as? ReplicaError)?.kind == .storage && ($0 as? ReplicaError)?.message.contains("disk is full") == true }
+        #expect(try await replica.rows("Item").map(\.values) == Self.items(3))
+        #expect(await replica.state.tables["Item"]?.token == "t1")
+        await replica.close()
+        let reopened = try await Replica.open(at: directory, adapter: Self.adapter, tables: [ReplicaTable("Item")])
+        #expect(try await reopened.rows("Item").map(\.values) == Self.items(3))
+        await reopened.close()
+    }
+
+    static func pageCount(_ database: ReplicaDatabase) throws -> Int? {
+        let statement = try database.connection.prepare("PRAGMA page_count")
+        defer { statement.finalize() }
+        guard try statement.step() else { return nil }
+        return statement.integer(0).map(Int.init)
+    }
+
     @Test("A file that is not a replica's database is an error naming it")
     func foreignFiles() async throws {
         let directory = folder()
