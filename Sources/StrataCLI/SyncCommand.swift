@@ -235,7 +235,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw CLIError("sync failed: \(error.message)")
         }
         for name in report.reloaded {
-            let count = try await replica.rows(name).count
+            let count = try await replica.count(name)
             print("downloaded \(name): \(count) row\(count == 1 ? "" : "s")")
         }
         var line = "sent \(report.sent) change\(report.sent == 1 ? "" : "s")"

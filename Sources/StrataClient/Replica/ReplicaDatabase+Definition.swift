@@ -21,6 +21,8 @@ extension ReplicaDatabase {
             }
             if let fields = state.tables[table.name]?.fields, !fields.isEmpty { try Self.check(indexes: table, fields: fields) }
         }
+        // The same definition as stored (the usual open): nothing to write, no transaction to flush.
+        if state.order == definition.map(\.name), definition.allSatisfy({ state.tables[$0.name]?.definition == $0 }) { return }
         var next = state
         let savedStatements = statements
         do {

@@ -68,8 +68,8 @@ final class ReplicaDatabase: @unchecked Sendable {
 
     // MARK: Schema
 
-    /// Whether the database holds a replica: Strata's tables with a format it reads. Nil for an
-    /// empty, new database.
+    /// Whether the database holds a replica: Strata's tables with a format it reads. False for an
+    /// empty, new database (or one whose first transaction never committed).
     /// - Throws: ``ReplicaError/Kind/damaged`` for another application's database or a newer format.
     func holdsReplica() throws(ReplicaError) -> Bool {
         do {

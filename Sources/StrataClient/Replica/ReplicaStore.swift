@@ -54,6 +54,11 @@ public final class ReplicaStore {
 
     /// A query whose ``ReplicaQuery/rows`` stay current: the rows of `table` that pass `predicate`,
     /// ordered by `orderBy` (a field, then the key) or by key. Keep a reference while you show it.
+    ///
+    /// The predicate is Swift, so the first read (and a reload after a download) reads the whole
+    /// table from the database to test each row; for a large table prefer
+    /// ``query(_:matching:orderBy:descending:limit:)`` or ``query(sql:_:)``, which SQLite answers
+    /// from its indexes.
     public func query(_ table: String, orderBy: String? = nil, descending: Bool = false,
                       where predicate: @escaping @Sendable (ReplicaRow) -> Bool = { _ in true }) -> ReplicaQuery {
         let query = ReplicaQuery(table: table, order: ReplicaQuery.Order(field: orderBy, descending: descending), predicate: predicate)
