@@ -48,7 +48,6 @@ final class SQLiteConnection: @unchecked Sendable {
         // Reading the schema is the first read: a file that is not a database fails here, with its name.
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
-        try execute("PRAGMA foreign_keys=OFF")
     }
 
     deinit {
