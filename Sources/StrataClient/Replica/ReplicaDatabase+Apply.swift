@@ -92,11 +92,21 @@ extension ReplicaDatabase {
             try connection.prepared("DELETE FROM \(Self.batches)").run()
             state.sealed = nil
         case .upsert(let name, let rows):
-            guard let table = state.tables[name], statements[name] != nil else { return }
+            guard let table = state.tables[name], let sql = statements[name] else { return }
             var changed = Set<RowKey>()
+            changed.reserveCapacity(rows.count)
+            // A delta's rows are mostly rows without local changes: one prepared INSERT for them all.
+            let upsert = try connection.prepared(sql.upsert)
             for row in rows {
                 let key = table.key(of: row)
-                try settle(ReplicaState.RowID(table: name, key: key), base: row, state, hadChanges: false)
+                let id = ReplicaState.RowID(table: name, key: key)
+                if state.pendingByRow[id] == nil {
+                    upsert.reset()
+                    try upsert.bind(row)
+                    try upsert.run()
+                } else {
+                    try settle(id, base: row, state, hadChanges: false)
+                }
                 changed.insert(key)
             }
             keys[name, default: []].formUnion(changed)

@@ -17,7 +17,7 @@ import StrataCore
 ///
 /// Strata's own tables have a dot in their names, which an OData entity set's name cannot have, so
 /// they never meet a replicated table. Every step of a replica (a local edit, a downloaded table, a
-/// delta, a seal, a push's results) is one transaction (``apply(_:to:)``).
+/// delta, a seal, a push's results) is one transaction (``apply(_:to:initializing:)``).
 final class ReplicaDatabase: @unchecked Sendable {
     // @unchecked: used by the one actor that owns it (``Replica``), one call at a time.
     static let fileName = "replica.sqlite"

@@ -2,7 +2,7 @@ import StrataCore
 
 /// One step of a replica's state: every operation of a ``Replica`` (a local edit, a push's
 /// results, a pulled page, a reload) is turned into a list of these first, then applied to the
-/// local database in one transaction (``ReplicaDatabase/apply(_:to:)``) — a crash leaves the state
+/// local database in one transaction (``ReplicaDatabase/apply(_:to:initializing:)``) — a crash leaves the state
 /// before the operation or after it, with no policy decided twice.
 ///
 /// Replicas written before the local database recorded these in a journal; the legacy reader

@@ -5,7 +5,7 @@ import StrataCore
 /// the counters. The rows are in the database only (``ReplicaDatabase``), so memory does not grow
 /// with them.
 ///
-/// It changes only through ``ReplicaDatabase/apply(_:to:)``, in the same transaction as the
+/// It changes only through ``ReplicaDatabase/apply(_:to:initializing:)``, in the same transaction as the
 /// database, so the two never disagree.
 struct ReplicaState: Sendable {
     struct Table: Sendable {
