@@ -83,7 +83,11 @@ extension Replica {
         }
         // The live stream applied something newer meanwhile: this delta is older than the table.
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
-        guard let applied = try apply(delta.tables, token: delta.token, to: name, origin: .pull) else { return try await reload(name) }
+        guard let applied = try apply(delta.tables, token: delta.token, to: name, origin: .pull) else {
+            // Rows of another shape: the server's model changed, so read it again too.
+            serviceModel = nil
+            return try await reload(name)
+        }
         return applied
     }
 
@@ -119,7 +123,8 @@ extension Replica {
     /// local table indexes them. Empty when the model cannot be read — the indexes only make joins
     /// faster, and a download is not refused for want of them.
     private func foreignKeys(of name: String) async -> [[String]] {
-        guard let model = try? await adapter.dataService.model(), let set = model.entitySet(named: name) else { return [] }
+        if serviceModel == nil { serviceModel = try? await adapter.dataService.model() }
+        guard let model = serviceModel, let set = model.entitySet(named: name) else { return [] }
         let type = model.entityType(of: set)
         return model.associations
             .filter { $0.dependent.entityType == type.qualifiedName || $0.dependent.entityType == type.name }

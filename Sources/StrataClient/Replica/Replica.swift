@@ -42,6 +42,9 @@ public actor Replica {
     /// later number than it started with lost a race with the live stream and is not applied.
     var generations: [String: Int] = [:]
     var closed = false
+    /// The service's model as last read for foreign keys (``reload(_:)``): read once, and again
+    /// after the server's fields of a table changed (its model was reloaded).
+    var serviceModel: ServiceModel?
 
     private init(adapter: RemoteDataAdapter, lock: ReplicaLock, database: ReplicaDatabase, state: ReplicaState) {
         self.adapter = adapter
