@@ -68,11 +68,25 @@ let package = Package(
             dependencies: ["StrataCore"],
             swiftSettings: strictSwift
         ),
-        // The Swift client library. Foundation (and FoundationNetworking on Linux), and swift-crypto
-        // for the SHA-256 of hosted sign-in's PKCE (CryptoKit itself on Apple platforms).
+        // SQLite's C API as Linux has it: Debian's libsqlite3 (apt-get install libsqlite3-dev), found
+        // through pkg-config. Apple platforms have it as the system module SQLite3 instead. Not the
+        // SQLite that sqlite-nio vendors for the server: that one is a server-only dependency, and
+        // its symbols carry the prefix `sqlite_nio_`, so both live in one process (`strata sync`).
+        .systemLibrary(
+            name: "CStrataSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The Swift client library. Foundation (and FoundationNetworking on Linux), swift-crypto
+        // for the SHA-256 of hosted sign-in's PKCE (CryptoKit itself on Apple platforms), and SQLite
+        // for the offline replica's local database (the system's on Apple platforms).
         .target(
             name: "StrataClient",
-            dependencies: ["StrataCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "StrataCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .target(name: "CStrataSQLite", condition: .when(platforms: [.linux, .android])),
+            ],
             swiftSettings: strictSwift
         ),
         // The server, in the order a request meets it. Each target may import only those above it;

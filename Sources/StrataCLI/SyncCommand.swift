@@ -18,10 +18,16 @@ struct SyncCommand: AsyncParsableCommand {
               strata sync ./people --service cardealer --tables Person --offline \\
                   --add 'Person={"firstName":"Ada","lastName":"Lovelace"}' --set 'Person(4)={"firstName":"Bo"}'
               strata sync ./people --service cardealer --tables Person --offline --show Person
+              strata sync ./people --service cardealer --tables Person,Car --offline \
+                  --sql "SELECT lastName, count(*) FROM Person GROUP BY lastName ORDER BY 2 DESC LIMIT 5"
 
             --add, --set and --remove edit the replica before syncing (with --offline, without \
             syncing): the change is on disk when the command moves on, and sent once however the \
             sync is interrupted. Keys are written as in OData: Person(4), PersonCar(personID=1,carID=2).
+
+            The replica is an SQLite database (replica.sqlite in the directory) whose tables are the \
+            replicated ones under their own names, local changes included. --sql runs one read-only \
+            statement over them at the end (after the sync; with --offline, on the local copy as it is).
             """)
 
     @Argument(help: "The replica's directory (created when missing).")
@@ -60,6 +66,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Print the replica's rows of this table at the end.")
     var show: String?
 
+    @Option(help: "Run a read-only SQL query (SQLite's dialect) over the replica's tables at the end and print its rows.")
+    var sql: String?
+
     func run() async throws {
         let replicaDirectory = URL(fileURLWithPath: directory)
         let serverURL = try DefaultServer.url(DefaultServer.text(option: server, remembered: DefaultServer.replicaServer(replicaDirectory)))
@@ -85,6 +94,7 @@ struct SyncCommand: AsyncParsableCommand {
         try await edit(replica)
         if !offline { try await synchronize(replica) }
         if let show { try await self.show(table: show, of: replica) }
+        if let sql { try await query(sql, on: replica) }
         let status = await replica.syncStatus
         print("pending \(status.pendingCount) local change\(status.pendingCount == 1 ? "" : "s")"
               + (status.waitingConflicts > 0 ? ", \(status.waitingConflicts) conflict(s) waiting" : ""))
@@ -225,7 +235,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw CLIError("sync failed: \(error.message)")
         }
         for name in report.reloaded {
-            let count = try await replica.rows(name).count
+            let count = try await replica.count(name)
             print("downloaded \(name): \(count) row\(count == 1 ? "" : "s")")
         }
         var line = "sent \(report.sent) change\(report.sent == 1 ? "" : "s")"
@@ -254,6 +264,18 @@ struct SyncCommand: AsyncParsableCommand {
                 continue
             }
         }
+    }
+
+    private func query(_ sql: String, on replica: Replica) async throws {
+        let result: ReplicaQueryResult
+        do {
+            result = try await replica.query(sql)
+        } catch {
+            throw CLIError(error.message)
+        }
+        let formatter = TableFormatter(maximumWidth: 48)
+        print(formatter.render(columns: result.columns, rows: result.rows.map { row in row.map(TableFormatter.display) }), terminator: "")
+        print("\(result.rows.count) row\(result.rows.count == 1 ? "" : "s")")
     }
 
     private func show(table: String, of replica: Replica) async throws {

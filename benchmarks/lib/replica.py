@@ -16,20 +16,20 @@ Tracking of Person is switched on first (as feed.py does: `strata service track`
 1. First download: a new replica in an empty directory, then `sync()`: time and rows/s (median of
    the repeats, each from an empty directory).
 2. Open: `Replica.open` of that directory in a new process (an app launch), alternately with the
-   snapshot dropped from the page cache first (posix_fadvise DONTNEED: read from the disk) and
+   database dropped from the page cache first (posix_fadvise DONTNEED: read from the disk) and
    without (the page cache warm, the usual relaunch); median of BENCH_REPLICA_OPEN_RUNS each. Memory:
    the process's VmRSS growth over the open, per 100,000 rows; also after malloc_trim (what the
    replica keeps, without what glibc holds freed) and the peak (VmHWM, reset before the open).
 3. Delta: 10,000 distinct rows (every tenth key) updated on the server by another client (one
    `applyChanges`, one transaction), then the replica's `sync()` timed: rows/s. Median of the repeats.
-   Then one more open, which replays the delta's journal record and compacts.
+   Then one more open.
 4. Local write to observer: a `ReplicaStore` query (`personID <= 200` ordered by firstName) over the
    table; 500 `update`s of its rows (after 20 unmeasured), one at a time, each a new firstName: time from
    the call to the event on `events()` (a task of its own) and to the main actor seeing the query's
    `rows` with the new value (withObservationTracking's onChange, then a main-actor task, where
    SwiftUI would render). Keys 1–200 in turn, so some writes are a row's first edit since the last sync
    and the rest edit a row whose change is still unsent (the replica merges them): reported apart too.
-   Every write appends to the journal and fsyncs it, so the disk's own
+   Every write is one SQLite transaction (WAL, synchronous=FULL: the log fsynced), so the disk's own
    write + fsync (200 bytes, 200 times, same directory) is measured beside it. Then the push of those
    changes (one sync).
 """
@@ -133,8 +133,8 @@ def measure_target(target, directory):
         downloads.append(run_phase(target, directory, "download"))
     entry["download"] = {"runs": downloads, "sync_s": median(r["sync_s"] for r in downloads),
                          "rows_per_s": median(r["rows_per_s"] for r in downloads), "rows": downloads[-1]["rows"],
-                         "snapshot_bytes": downloads[-1]["after_snapshot_bytes"],
-                         "journal_bytes": downloads[-1]["after_journal_bytes"]}
+                         "database_bytes": downloads[-1]["after_database_bytes"],
+                         "wal_bytes": downloads[-1]["after_wal_bytes"]}
     if downloads[-1]["rows"] != common.SCALE:
         raise RuntimeError(f"the replica holds {downloads[-1]['rows']} rows, not the {common.SCALE} generated")
 
@@ -149,6 +149,8 @@ def measure_target(target, directory):
                             "rss_growth_after_trim_per_100k_rows_kib": median(r["rss_growth_after_trim_per_100k_rows_kib"] for r in runs),
                             "peak_growth_kib": median(r.get("peak_growth_kib") for r in runs),
                             "rows_read_ms": median(r["rows_read_ms"] for r in runs),
+                            "indexed_query_ms": median(r["indexed_query_ms"] for r in runs),
+                            "indexed_query_rows": runs[-1]["indexed_query_rows"],
                             "evicted": all(r.get("evicted", False) for r in runs) if kind == "evicted" else None}
                      for kind, runs in opens.items()}
 
@@ -158,7 +160,7 @@ def measure_target(target, directory):
     entry["delta"] = {"runs": deltas, "rows": DELTA_ROWS, "sync_s": median(r["sync_s"] for r in deltas),
                       "rows_per_s": median(r["rows_per_s"] for r in deltas),
                       "server_update_s": median(r["server_update_s"] for r in deltas),
-                      "journal_bytes": deltas[-1]["after_journal_bytes"]}
+                      "wal_bytes": deltas[-1]["after_wal_bytes"]}
     after_delta = run_phase(target, directory, "open")
     entry["open_after_delta"] = after_delta
 
@@ -241,12 +243,14 @@ def markdown(results):
         lambda e: f"{e['download']['sync_s']:.2f} s ({num(e['download']['rows_per_s'])} rows/s, {e['download']['rows']:,} rows)")
     row(f"cold open of the {s.get('scale', 0):,}-row replica in a new process, page cache warm (goal < 1 s), median of {runs}",
         lambda e: ms(e["open"]["warm"]["open_ms"]))
-    row("the same with the snapshot dropped from the page cache first (read from the disk)",
+    row("the same with the database dropped from the page cache first (read from the disk)",
         lambda e: ms(e["open"]["evicted"]["open_ms"]) + ("" if e["open"]["evicted"]["evicted"] else " (eviction refused)"))
-    row("snapshot on disk",
-        lambda e: f"{e['download']['snapshot_bytes'] / 1e6:.1f} MB")
-    row(f"open after a {s.get('delta_rows', 0):,}-row delta (its journal record replayed, then compacted)",
-        lambda e: f"{ms(e['open_after_delta']['open_ms'])} ({e['open_after_delta']['before_open_journal_bytes'] / 1e6:.1f} MB journal)")
+    row("database on disk (`replica.sqlite`)",
+        lambda e: f"{e['download']['database_bytes'] / 1e6:.1f} MB")
+    row(f"SQL query of the {s.get('query_limit')} rows with the lowest keys (the key's index), median of 21 (goal < 5 ms)",
+        lambda e: f"{short(e['open']['warm']['indexed_query_ms'])} ms ({e['open']['warm']['indexed_query_rows']} rows)")
+    row(f"open after a {s.get('delta_rows', 0):,}-row delta",
+        lambda e: f"{ms(e['open_after_delta']['open_ms'])} ({e['open_after_delta']['before_open_wal_bytes'] / 1e6:.1f} MB write-ahead log)")
     row(f"applying a {s.get('delta_rows', 0):,}-row delta: `sync()` (goal < 1 s), rows/s",
         lambda e: f"{ms(e['delta']['sync_s'] * 1000)} ({num(e['delta']['rows_per_s'])} rows/s)")
     row(f"… the server's `applyChanges` of those {s.get('delta_rows', 0):,} updates (another client, not the replica)",
@@ -258,7 +262,7 @@ def markdown(results):
     row("… of which a row's first edit since the sync; a further edit of a row whose change is unsent: to the query's rows, p50 / p99 (writes)",
         lambda e: f"first {pair(e['observe']['first_edit']['to_query_rows'])} ({e['observe']['first_edit']['to_query_rows']['count']}); "
                   f"further {pair(e['observe']['re_edit']['to_query_rows'])} ({e['observe']['re_edit']['to_query_rows']['count']})")
-    row("… `update` returning (journal append + fsync), p50 / p99",
+    row("… `update` returning (one SQLite transaction, the log fsynced), p50 / p99",
         lambda e: pair(e["observe"]["update_returned"]))
     row("… the disk alone: write of 200 bytes + fsync, p50 / p99",
         lambda e: pair(e["observe"]["fsync"]))

@@ -25,7 +25,7 @@ extension Replica {
             }
         }
         let rowKey = try self.key(key, of: table)
-        guard visibleRow(name, rowKey) == nil else {
+        guard try visibleRow(name, rowKey) == nil else {
             throw ReplicaError(.invalidChange, "\(name) already has a row with the key \(key); update it instead")
         }
         let change = PendingChange(id: state.nextChange, change: DataTableChange(id: String(state.nextChange), table: name, kind: .insert,
@@ -40,7 +40,7 @@ extension Replica {
     public func update(_ name: String, key: DataTableValues, _ values: DataTableValues) throws(ReplicaError) {
         let table = try shape(name)
         let rowKey = try self.key(key, of: table)
-        guard let current = visibleRow(name, rowKey) else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
+        guard let current = try visibleRow(name, rowKey) else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
         let converted = try convert(values, of: table, allowKeys: false)
         var original: DataTableValues = [:]
         var changed: DataTableValues = [:]
@@ -72,7 +72,7 @@ extension Replica {
     public func delete(from name: String, key: DataTableValues) throws(ReplicaError) {
         let table = try shape(name)
         let rowKey = try self.key(key, of: table)
-        guard let current = visibleRow(name, rowKey) else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
+        guard let current = try visibleRow(name, rowKey) else { throw ReplicaError(.invalidChange, "\(name) has no row with the key \(key)") }
         if var open = openChange(of: name, key: rowKey) {
             switch open.change.kind {
             case .insert:

@@ -46,6 +46,7 @@ extension Replica {
                         delay = retry
                         // Rows of another shape (the model changed): download again, then follow from the new token.
                         guard try apply(batch.tables, token: batch.token, to: name, origin: .live) != nil else {
+                            serviceModel = nil
                             _ = try await reload(name)
                             break events
                         }

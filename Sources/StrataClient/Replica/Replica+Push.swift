@@ -55,7 +55,8 @@ extension Replica {
                 failed.error = result.message ?? "refused"
                 mutations.append(.putPending(failed))
             case .conflict:
-                let (settled, conflict) = settle(pending, serverRow: result.serverRow, table: table)
+                let (settled, conflict) = settle(pending, serverRow: result.serverRow, table: table,
+                                                 visible: try visibleRow(table.definition.name, table.key(of: pending.change)))
                 mutations += settled
                 if settled.contains(.dropPending(id)) { dropped.insert(id) }
                 outcome.conflicts.append(conflict)
@@ -87,7 +88,8 @@ extension Replica {
     }
 
     /// The table's policy applied to a conflict: the mutations, and the conflict as reported.
-    func settle(_ pending: PendingChange, serverRow: DataTableValues?, table: ReplicaState.Table)
+    /// `visible` is the row as the app sees it now.
+    func settle(_ pending: PendingChange, serverRow: DataTableValues?, table: ReplicaState.Table, visible: [ODataValue]?)
         -> ([ReplicaMutation], ReplicaConflict) {
         let name = table.definition.name
         let key = table.key(of: pending.change)
@@ -103,7 +105,7 @@ extension Replica {
             var waiting = change
             if serverRow == nil, waiting.change.kind == .update {
                 // The server deleted the row: keep the whole local row, so that keeping it can insert it again.
-                var whole = table.visible[key].map { Dictionary(uniqueKeysWithValues: zip(table.fields.map(\.name), $0)) } ?? [:]
+                var whole = visible.map { Dictionary(uniqueKeysWithValues: zip(table.fields.map(\.name), $0)) } ?? [:]
                 for field in keyNames { whole[field] = nil }
                 waiting.change.values = whole.merging(waiting.change.values) { _, local in local }
             }

@@ -50,7 +50,6 @@ extension Replica {
                 report.removed += pulled.removed
                 if pulled.reloaded { report.reloaded.append(name) }
             }
-            try compactIfLarge()
         } catch {
             setStatus {
                 $0.activity = error.kind == .sync ? .offline : .idle
@@ -84,7 +83,11 @@ extension Replica {
         }
         // The live stream applied something newer meanwhile: this delta is older than the table.
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
-        guard let applied = try apply(delta.tables, token: delta.token, to: name, origin: .pull) else { return try await reload(name) }
+        guard let applied = try apply(delta.tables, token: delta.token, to: name, origin: .pull) else {
+            // Rows of another shape: the server's model changed, so read it again too.
+            serviceModel = nil
+            return try await reload(name)
+        }
         return applied
     }
 
@@ -107,11 +110,25 @@ extension Replica {
         guard let table = tracked.tables.first, let token = tracked.token else {
             throw ReplicaError(.sync, "the server answered no rows or no token for \(name)")
         }
+        let foreignKeys = await foreignKeys(of: name)
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
         generations[name, default: 0] += 1
-        let before = state.tables[name]?.server.count ?? 0
-        try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token)], origin: .pull)
+        let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
+        try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token),
+                    .foreignKeys(table: name, columns: foreignKeys)], origin: .pull)
         return (table.rows.count, max(0, before - table.rows.count), true)
+    }
+
+    /// The table's foreign keys from the service's model (`$metadata`), each as its fields: the
+    /// local table indexes them. Empty when the model cannot be read — the indexes only make joins
+    /// faster, and a download is not refused for want of them.
+    private func foreignKeys(of name: String) async -> [[String]] {
+        if serviceModel == nil { serviceModel = try? await adapter.dataService.model() }
+        guard let model = serviceModel, let set = model.entitySet(named: name) else { return [] }
+        let type = model.entityType(of: set)
+        return model.associations
+            .filter { $0.dependent.entityType == type.qualifiedName || $0.dependent.entityType == type.name }
+            .map(\.dependentColumns)
     }
 
     private func downloaded(_ name: String, _ progress: TransferProgress) {

@@ -11,8 +11,9 @@ import StrataCore
 /// try await replica.sync()   // sends the outbox, then reads what changed
 /// ```
 ///
-/// - Reads are local: ``rows(_:)`` and ``row(_:key:)`` show the server's rows with this device's
-///   unsent changes applied.
+/// - Reads are local: ``rows(_:)``, ``row(_:key:)`` and ``rows(_:matching:orderBy:descending:limit:)``
+///   show the server's rows with this device's unsent changes applied; ``query(_:_:)`` runs
+///   read-only SQL over the local tables, joins included.
 /// - Writes apply at once and are on disk before the call returns (``insert(into:_:)``,
 ///   ``update(_:key:_:)``, ``delete(from:key:)``).
 /// - ``sync()`` pushes the outbox as one `$changes` request under an idempotency key — written to
@@ -20,11 +21,17 @@ import StrataCore
 ///   applied once — then pulls each table's delta (the whole table the first time, or after a
 ///   `410`), keeping unsent changes on top.
 /// - ``startLive()`` follows the server's change stream while online.
-/// - The directory holds a snapshot and a checksummed journal, each call's record flushed before it
-///   returns: a crash at any moment leaves the state after the last completed call.
+/// - The directory holds one SQLite database, `replica.sqlite` (``ReplicaDatabase``): the tables
+///   with the server's columns, the outbox, the batch being sent with its idempotency key, the
+///   delta tokens and the definitions. Each call is one transaction, on disk before it returns: a
+///   crash at any moment leaves the state after the last completed call. Rows are read from the
+///   database when asked for, so memory does not grow with the replica.
+/// - A directory written by an earlier version (a snapshot and a journal) is converted on its
+///   first open.
 public actor Replica {
     let adapter: RemoteDataAdapter
-    let files: ReplicaFiles
+    let lock: ReplicaLock
+    let database: ReplicaDatabase
     var state: ReplicaState
     var status = SyncStatus()
     var observers: [UUID: AsyncStream<ReplicaEvent>.Continuation] = [:]
@@ -35,13 +42,14 @@ public actor Replica {
     /// later number than it started with lost a race with the live stream and is not applied.
     var generations: [String: Int] = [:]
     var closed = false
+    /// The service's model as last read for foreign keys (``reload(_:)``): read once, and again
+    /// after the server's fields of a table changed (its model was reloaded).
+    var serviceModel: ServiceModel?
 
-    /// The journal is folded into a new snapshot when it grows past this many bytes.
-    static let compactionThreshold = 4 << 20
-
-    private init(adapter: RemoteDataAdapter, files: ReplicaFiles, state: ReplicaState) {
+    private init(adapter: RemoteDataAdapter, lock: ReplicaLock, database: ReplicaDatabase, state: ReplicaState) {
         self.adapter = adapter
-        self.files = files
+        self.lock = lock
+        self.database = database
         self.state = state
         status.pendingCount = state.pending.count
         status.waitingConflicts = state.pending.values.filter(\.isWaiting).count
@@ -53,34 +61,28 @@ public actor Replica {
     /// table whose `where` changed since the replica was last opened is downloaded again; a table
     /// no longer listed is dropped with its unsent changes.
     /// - Throws: ``ReplicaError`` ``ReplicaError/Kind/inUse`` when another process has it open,
-    ///   ``ReplicaError/Kind/damaged`` when its snapshot does not read back.
+    ///   ``ReplicaError/Kind/damaged`` naming the file when its database (or an earlier version's
+    ///   snapshot) does not read back, ``ReplicaError/Kind/storage`` when the directory cannot be written.
     public static func open(at directory: URL, adapter: RemoteDataAdapter, tables: [ReplicaTable]) async throws(ReplicaError) -> Replica {
         let names = tables.map(\.name)
         guard Set(names).count == names.count, !names.isEmpty else {
             throw ReplicaError(.invalidChange, "name each table once, and at least one: \(names)")
         }
-        let files = try ReplicaFiles(directory: directory)
-        let contents = try files.read()
-        var state = ReplicaState(definition: tables)
-        do {
-            // The snapshot and the journal after it, under the definitions they were written with.
-            if let snapshot = contents.snapshot { state = try ReplicaSnapshot.read(snapshot) }
-            for record in contents.records {
-                let json = try JSONValue.parse(record)
-                guard case .array(let items) = json else { throw DataTableFormatError("a journal record is not a list") }
-                for item in items { state.apply(try ReplicaMutation.read(item, state: state)) }
-            }
-        } catch let error as DataTableFormatError {
-            throw ReplicaError(.damaged, "the replica in \(directory.path) does not read back (\(error.message)); delete the directory to download it again")
-        } catch {
-            throw ReplicaError(.damaged, "the replica in \(directory.path) does not read back (\(error)); delete the directory to download it again")
+        let lock = try ReplicaLock(directory: directory)
+        let database = try ReplicaDatabase(directory: directory)
+        var state: ReplicaState
+        if try database.holdsReplica() {
+            state = try database.load()
+            // A conversion that committed but stopped before removing the old files.
+            if ReplicaFiles.exists(in: directory) { ReplicaFiles.remove(from: directory) }
+        } else if ReplicaFiles.exists(in: directory) {
+            state = try ReplicaLegacyConversion.convert(directory, lock: lock, into: database)
+        } else {
+            state = ReplicaState(definition: tables)
+            try database.apply([], to: &state, initializing: true)
         }
-        let changed = try state.reconcile(with: tables)
-        let replica = Replica(adapter: adapter, files: files, state: state)
-        // A new snapshot whenever the journal had records or the tables changed: every record after
-        // a snapshot is written under the definitions it names.
-        if contents.snapshot == nil || changed || !contents.records.isEmpty { try await replica.compact() }
-        return replica
+        try database.reconcile(&state, with: tables)
+        return Replica(adapter: adapter, lock: lock, database: database, state: state)
     }
 
     /// Stops the live stream and releases the directory; later calls throw ``ReplicaError/Kind/closed``.
@@ -90,7 +92,8 @@ public actor Replica {
         live = nil
         for observer in observers.values { observer.finish() }
         observers = [:]
-        files.release()
+        database.close()
+        lock.release()
     }
 
     // MARK: Reading
@@ -98,35 +101,41 @@ public actor Replica {
     /// The rows of a table as the app sees them, in key order.
     public func rows(_ table: String) throws(ReplicaError) -> [ReplicaRow] {
         let stored = try self.table(table)
-        let pendingKeys = Set(state.pending.values.filter { $0.change.table == table }.map { stored.key(of: $0.change) })
-        return stored.visible.sorted { KeyOrder.ascending($0.key, $1.key) }.map { key, values in
-            ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: pendingKeys.contains(key), id: key)
-        }
+        guard stored.isDownloaded else { return [] }
+        return try database.rows(of: stored).map { values in replicaRow(stored, values) }
     }
 
     /// One row by its key values; nil when the replica has no such row.
     public func row(_ table: String, key: DataTableValues) throws(ReplicaError) -> ReplicaRow? {
         let stored = try self.table(table)
         let rowKey = try self.key(key, of: stored)
-        guard let values = stored.visible[rowKey] else { return nil }
-        return ReplicaRow(fields: stored.fields, values: values, hasPendingChanges: !state.pendingChanges(of: table, key: rowKey).isEmpty, id: rowKey)
+        return try database.row(of: stored, key: rowKey).map { replicaRow(stored, $0) }
     }
 
     /// Rows by key (in key-field order); nil for a key the replica has no row for (any more).
     public func rows(_ table: String, keys: some Collection<[ODataValue]>) throws(ReplicaError) -> [[ODataValue]: ReplicaRow?] {
         let stored = try self.table(table)
         var rows: [[ODataValue]: ReplicaRow?] = [:]
+        guard stored.isDownloaded else {
+            for key in keys { rows[key] = .some(nil) }
+            return rows
+        }
         for key in keys {
-            rows[key] = .some(stored.visible[key].map {
-                ReplicaRow(fields: stored.fields, values: $0, hasPendingChanges: !state.pendingChanges(of: table, key: key).isEmpty, id: key)
-            })
+            rows[key] = .some(try database.row(of: stored, key: key).map { replicaRow(stored, $0) })
         }
         return rows
     }
 
     /// How many rows a table has as the app sees them.
     public func count(_ table: String) throws(ReplicaError) -> Int {
-        try self.table(table).visible.count
+        let stored = try self.table(table)
+        guard stored.isDownloaded else { return 0 }
+        return try database.count(of: stored)
+    }
+
+    func replicaRow(_ table: ReplicaState.Table, _ values: [ODataValue]) -> ReplicaRow {
+        let key = table.key(of: values)
+        return ReplicaRow(fields: table.fields, values: values, hasPendingChanges: state.hasPendingChanges(table.definition.name, key: key), id: key)
     }
 
     /// The fields of a table; empty before its first download.
@@ -161,25 +170,12 @@ public actor Replica {
 
     // MARK: Committing
 
-    /// Writes the mutations as one journal record, then applies them and tells the observers.
+    /// Applies the mutations to the database in one transaction (and to the state once it
+    /// committed), then tells the observers.
     func commit(_ mutations: [ReplicaMutation], origin: ReplicaEvent.Origin) throws(ReplicaError) {
         guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
         guard !mutations.isEmpty else { return }
-        var writer = JSONWriter(capacity: 1024)
-        writer.beginArray()
-        for mutation in mutations { mutation.write(to: &writer, state: state) }
-        writer.endArray()
-        try files.append(writer.bytes)
-        var touched: [String: Set<RowKey>?] = [:]
-        for mutation in mutations {
-            for (table, keys) in state.apply(mutation) {
-                switch (touched[table], keys) {
-                case (.some(.none), _): break
-                case (_, nil): touched[table] = .some(nil)
-                case (let earlier, let keys?): touched[table] = .some((earlier.flatMap { $0 } ?? []).union(keys))
-                }
-            }
-        }
+        let touched = try database.apply(mutations, to: &state)
         let pending = state.pending.count, waiting = state.pending.values.filter(\.isWaiting).count
         if pending != status.pendingCount || waiting != status.waitingConflicts {
             status.pendingCount = pending
@@ -187,15 +183,6 @@ public actor Replica {
             emit(.status(status))
         }
         if !touched.isEmpty { emit(.changed(ReplicaChange(origin: origin, rows: touched))) }
-    }
-
-    /// Folds the journal into a new snapshot.
-    func compact() throws(ReplicaError) {
-        try files.compact(ReplicaSnapshot.write(state))
-    }
-
-    func compactIfLarge() throws(ReplicaError) {
-        if files.journalSize > Self.compactionThreshold { try compact() }
     }
 
     func emit(_ event: ReplicaEvent) {
@@ -220,19 +207,15 @@ public actor Replica {
         return table
     }
 
-    /// The table's definition, fields and key without its rows: safe to hold while the state
-    /// changes (a whole ``table(_:)`` value would share the row dictionaries' storage, and the
-    /// state's next write to them would copy every row).
+    /// The table's definition, fields and key (the rows are in the database).
     func shape(_ name: String) throws(ReplicaError) -> ReplicaState.Table {
-        var shape = try table(name)
-        shape.server = [:]
-        shape.visible = [:]
-        return shape
+        try table(name)
     }
 
     /// What the app sees of one row now.
-    func visibleRow(_ table: String, _ key: RowKey) -> [ODataValue]? {
-        state.tables[table]?.visible[key]
+    func visibleRow(_ table: String, _ key: RowKey) throws(ReplicaError) -> [ODataValue]? {
+        guard let stored = state.tables[table], stored.isDownloaded else { return nil }
+        return try database.row(of: stored, key: key)
     }
 
     /// Key values in key order, converted to the key fields' types.

@@ -4,7 +4,9 @@ public struct ReplicaError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// The replica's directory cannot be read or written (permissions, a full disk).
         case storage
-        /// The snapshot does not read back: delete the directory and open again to download anew.
+        /// The replica's database (or an earlier version's snapshot) does not read back, or a file
+        /// in its directory is not one of its own; the message names the file. Delete the
+        /// directory and open again to download anew.
         case damaged
         /// Another process has the replica open.
         case inUse
@@ -17,6 +19,9 @@ public struct ReplicaError: Error, Sendable, CustomStringConvertible {
         case sync
         /// The replica was closed.
         case closed
+        /// A query (``Replica/query(_:_:)``) is not one statement that only reads the replicated
+        /// tables, or its parameters do not match; the message says which.
+        case invalidQuery
     }
 
     /// What failed.

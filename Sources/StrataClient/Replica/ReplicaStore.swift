@@ -11,8 +11,14 @@ import StrataCore
 /// Text(store.status.pendingCount == 0 ? "Synced" : "\(store.status.pendingCount) to send")
 /// ```
 ///
-/// Queries update when the replica changes — a local edit, a sync, a live event — with only the
-/// changed rows read again; a pulled transaction is one update.
+/// Queries update when the replica changes — a local edit, a sync, a live event — and only the
+/// queries that read a changed table: a table query reads only the changed rows again, an SQL query
+/// (``query(sql:_:)``) runs again when a table it reads changed. A pulled transaction is one update.
+///
+/// ```swift
+/// let fords = store.query("Car", matching: ["make": .string("Ford")], orderBy: "year")   // indexed SQL
+/// let owners = store.query(sql: "SELECT p.lastName, c.model FROM Person p JOIN PersonCar pc USING (personID) JOIN Car c USING (carID)")
+/// ```
 @MainActor
 @Observable
 public final class ReplicaStore {
@@ -24,6 +30,7 @@ public final class ReplicaStore {
     public private(set) var lastConflict: ReplicaConflict?
 
     @ObservationIgnored private var queries: [ObjectIdentifier: WeakQuery] = [:]
+    @ObservationIgnored private var sqlQueries: [ObjectIdentifier: WeakSQLQuery] = [:]
     @ObservationIgnored private var listener: Task<Void, Never>?
 
     /// A store over an open replica; it follows the replica's events until ``stop()``.
@@ -47,11 +54,39 @@ public final class ReplicaStore {
 
     /// A query whose ``ReplicaQuery/rows`` stay current: the rows of `table` that pass `predicate`,
     /// ordered by `orderBy` (a field, then the key) or by key. Keep a reference while you show it.
+    ///
+    /// The predicate is Swift, so the first read (and a reload after a download) reads the whole
+    /// table from the database to test each row; for a large table prefer
+    /// ``query(_:matching:orderBy:descending:limit:)`` or ``query(sql:_:)``, which SQLite answers
+    /// from its indexes.
     public func query(_ table: String, orderBy: String? = nil, descending: Bool = false,
                       where predicate: @escaping @Sendable (ReplicaRow) -> Bool = { _ in true }) -> ReplicaQuery {
         let query = ReplicaQuery(table: table, order: ReplicaQuery.Order(field: orderBy, descending: descending), predicate: predicate)
         queries[ObjectIdentifier(query)] = WeakQuery(query: query)
         Task { await query.reload(from: replica) }
+        return query
+    }
+
+    /// A query whose ``ReplicaQuery/rows`` stay current: the rows of `table` whose fields equal
+    /// `matching`, ordered by `orderBy` (then the key) or by key, at most `limit` — one indexed SQL
+    /// statement (``Replica/rows(_:matching:orderBy:descending:limit:)``). Keep a reference while you show it.
+    public func query(_ table: String, matching: DataTableValues, orderBy: String? = nil, descending: Bool = false,
+                      limit: Int? = nil) -> ReplicaQuery {
+        let query = ReplicaQuery(table: table, order: ReplicaQuery.Order(field: orderBy, descending: descending),
+                                 predicate: { row in ReplicaQuery.row(row, matches: matching) },
+                                 fetch: .matching(matching, limit: limit))
+        queries[ObjectIdentifier(query)] = WeakQuery(query: query)
+        Task { await query.reload(from: replica) }
+        return query
+    }
+
+    /// An SQL query over the replica's tables (``Replica/query(_:_:)``) whose ``ReplicaSQLQuery/result``
+    /// stays current: it runs again when a table it reads changes, and only then. Keep a reference
+    /// while you show it.
+    public func query(sql: String, _ arguments: [ODataValue] = []) -> ReplicaSQLQuery {
+        let query = ReplicaSQLQuery(sql: sql, arguments: arguments)
+        sqlQueries[ObjectIdentifier(query)] = WeakSQLQuery(query: query)
+        Task { await query.run(on: replica) }
         return query
     }
 
@@ -62,10 +97,15 @@ public final class ReplicaStore {
         case .conflict(let conflict):
             lastConflict = conflict
         case .changed(let change):
+            sqlQueries = sqlQueries.filter { $0.value.query != nil }
+            for entry in sqlQueries.values {
+                guard let query = entry.query, query.reads(change.tables) else { continue }
+                await query.run(on: replica)
+            }
             queries = queries.filter { $0.value.query != nil }
             for entry in queries.values {
                 guard let query = entry.query, let keys = change.rows[query.table] else { continue }
-                if let keys {
+                if let keys, query.patchable {
                     await query.patch(keys, from: replica)
                 } else {
                     await query.reload(from: replica)
@@ -76,6 +116,10 @@ public final class ReplicaStore {
 
     private struct WeakQuery {
         weak var query: ReplicaQuery?
+    }
+
+    private struct WeakSQLQuery {
+        weak var query: ReplicaSQLQuery?
     }
 }
 
@@ -91,6 +135,31 @@ public final class ReplicaQuery {
     @ObservationIgnored let table: String
     @ObservationIgnored let order: Order
     @ObservationIgnored let predicate: @Sendable (ReplicaRow) -> Bool
+    @ObservationIgnored let fetch: Fetch
+
+    /// How the rows are read: the whole table filtered by the predicate, or by SQL.
+    enum Fetch {
+        case scan
+        case matching(DataTableValues, limit: Int?)
+    }
+
+    /// Whether a row's fields equal these values (converted to the fields' types), as the SQL of
+    /// ``Replica/rows(_:matching:orderBy:descending:limit:)`` compares them.
+    nonisolated static func row(_ row: ReplicaRow, matches values: DataTableValues) -> Bool {
+        values.allSatisfy { name, value in
+            guard let index = row.fields.firstIndex(where: { $0.name == name }) else { return false }
+            let stored = row.values[index]
+            if value.isNull || stored.isNull { return value.isNull && stored.isNull }
+            return value.converted(to: row.fields[index].type) == stored
+        }
+    }
+
+    /// Whether changed rows can be patched in place: not under a limit, where a change can pull in
+    /// a row that was beyond it.
+    var patchable: Bool {
+        if case .matching(_, .some) = fetch { return false }
+        return true
+    }
 
     struct Order {
         var field: String?
@@ -105,15 +174,21 @@ public final class ReplicaQuery {
         }
     }
 
-    init(table: String, order: Order, predicate: @escaping @Sendable (ReplicaRow) -> Bool) {
+    init(table: String, order: Order, predicate: @escaping @Sendable (ReplicaRow) -> Bool, fetch: Fetch = .scan) {
         self.table = table
         self.order = order
         self.predicate = predicate
+        self.fetch = fetch
     }
 
     func reload(from replica: Replica) async {
         do {
-            rows = try await replica.rows(table).filter(predicate).sorted(by: order.ascending)
+            switch fetch {
+            case .scan:
+                rows = try await replica.rows(table).filter(predicate).sorted(by: order.ascending)
+            case .matching(let values, let limit):
+                rows = try await replica.rows(table, matching: values, orderBy: order.field, descending: order.descending, limit: limit)
+            }
             error = nil
         } catch {
             self.error = error
@@ -152,5 +227,44 @@ extension Array {
             if predicate(self[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
+    }
+}
+
+/// An SQL query over a replica's tables, kept current by a ``ReplicaStore``: it runs again when a
+/// table it reads changes.
+@MainActor
+@Observable
+public final class ReplicaSQLQuery {
+    /// The last result; nil until the first run finished, or when it failed.
+    public private(set) var result: ReplicaQueryResult?
+    /// Why the last run failed (``ReplicaError/Kind/invalidQuery``); nil after a success.
+    public private(set) var error: ReplicaError?
+    /// How many times the query ran: once at first, then once per change of a table it reads.
+    public private(set) var runs = 0
+
+    @ObservationIgnored let sql: String
+    @ObservationIgnored let arguments: [ODataValue]
+
+    init(sql: String, arguments: [ODataValue]) {
+        self.sql = sql
+        self.arguments = arguments
+    }
+
+    /// Whether a change of these tables can change the result (a query that failed runs again at
+    /// any change: a table it names may have arrived).
+    func reads(_ tables: Set<String>) -> Bool {
+        guard let result else { return true }
+        return !result.tables.isDisjoint(with: tables)
+    }
+
+    func run(on replica: Replica) async {
+        runs += 1
+        do {
+            result = try await replica.query(sql, arguments)
+            error = nil
+        } catch {
+            result = nil
+            self.error = error
+        }
     }
 }

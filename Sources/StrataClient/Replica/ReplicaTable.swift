@@ -3,10 +3,13 @@
 ///
 /// ```swift
 /// let tables = [
-///     ReplicaTable("Person", where: "lastName ne 'Test'"),
+///     ReplicaTable("Person", where: "lastName ne 'Test'", indexes: [["lastName", "firstName"]]),
 ///     ReplicaTable("Car", conflicts: .ask),
 /// ]
 /// ```
+///
+/// The replica keeps the table in its local SQLite database under the same name, keyed by the
+/// server's key; `indexes` adds indexes over its fields for the queries the app runs often.
 public struct ReplicaTable: Sendable, Hashable {
     /// The table's name (an entity set of the service).
     public var name: String
@@ -14,17 +17,21 @@ public struct ReplicaTable: Sendable, Hashable {
     public var filter: String?
     /// How conflicts on this table are settled.
     public var conflicts: ConflictPolicy
+    /// Indexes of the local table, each over these fields in this order (the key is indexed
+    /// already). A name that is not a field is an error when the table is opened or downloaded.
+    public var indexes: [[String]]
 
-    /// A table to keep, narrowed by `filter` when given, with its conflict policy.
-    public init(_ name: String, where filter: String? = nil, conflicts: ConflictPolicy = .mergeFields) {
+    /// A table to keep, narrowed by `filter` when given, with its conflict policy and local indexes.
+    public init(_ name: String, where filter: String? = nil, conflicts: ConflictPolicy = .mergeFields, indexes: [[String]] = []) {
         self.name = name
         self.filter = filter
         self.conflicts = conflicts
+        self.indexes = indexes
     }
 
     /// A table kept whole or narrowed by a typed filter (`Field<String>("make") == "Ford"`).
-    public init(_ name: String, where filter: QueryExpression, conflicts: ConflictPolicy = .mergeFields) {
-        self.init(name, where: filter.text, conflicts: conflicts)
+    public init(_ name: String, where filter: QueryExpression, conflicts: ConflictPolicy = .mergeFields, indexes: [[String]] = []) {
+        self.init(name, where: filter.text, conflicts: conflicts, indexes: indexes)
     }
 }
 

@@ -39,8 +39,22 @@ enum OfflineFirstSnippets {
         use(ada)
     }
 
-    static func snippetAtLine56(replica: Replica) async throws {
-#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 56)
+    static func snippetAtLine62(replica: Replica) async throws {
+#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 62)
+        let fords = try await replica.rows("Car", matching: ["make": .string("Ford")], orderBy: "year", descending: true, limit: 20)
+        let owners = try await replica.query("""
+            SELECT p.lastName, count(*) AS cars
+            FROM Person p JOIN PersonCar pc ON pc.personID = p.personID
+            GROUP BY p.personID HAVING cars >= ? ORDER BY p.lastName
+            """, [.int32(2)])
+        for row in owners.rows { print(row[0], row[1]) }
+#sourceLocation()
+        use(fords)
+        use(owners)
+    }
+
+    static func snippetAtLine78(replica: Replica) async throws {
+#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 78)
         do {
             print(try await replica.sync())       // a SyncReport: sent, applied, received, conflicts, …
         } catch let error where error.kind == .sync {
@@ -49,16 +63,16 @@ enum OfflineFirstSnippets {
 #sourceLocation()
     }
 
-    static func snippetAtLine83(replica: Replica, userPrefersMine: Bool) async throws {
-#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 83)
+    static func snippetAtLine105(replica: Replica, userPrefersMine: Bool) async throws {
+#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 105)
         for conflict in await replica.waitingConflicts {
             try await replica.resolve(conflict, userPrefersMine ? .keepLocal : .keepServer)
         }
 #sourceLocation()
     }
 
-    static func snippetAtLine94(replica: Replica, userPrefersMine: Bool) async throws {
-#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 94)
+    static func snippetAtLine116(replica: Replica, userPrefersMine: Bool) async throws {
+#sourceLocation(file: "Sources/StrataClient/StrataClient.docc/OfflineFirst.md", line: 116)
         await replica.startLive()          // follows $feed per table, reconnects with backoff
 #sourceLocation()
     }

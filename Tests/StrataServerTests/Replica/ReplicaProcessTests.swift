@@ -93,6 +93,13 @@ struct ReplicaProcessTests {
             let last = try await ChildProcess.run(strata, common, environment: environment)
             #expect(last.status == 0 && last.output.contains("pending 0 local changes"), "\(last.output)\(last.errors)")
 
+            // The local copy answers SQL from a terminal; a statement that writes is refused with the reason.
+            let counted = try await ChildProcess.run(strata, common + ["--offline", "--sql", "SELECT count(*) AS killed FROM Person WHERE lastName = 'Kill'"],
+                                               environment: environment)
+            #expect(counted.status == 0 && counted.output.contains("killed") && counted.output.contains("\(delays.count)"), "\(counted.output)\(counted.errors)")
+            let refused = try await ChildProcess.run(strata, common + ["--offline", "--sql", "DELETE FROM Person"], environment: environment)
+            #expect(refused.status != 0 && refused.errors.contains("only reads"), "\(refused.output)\(refused.errors)")
+
             let stored = try await adapter.table("Person", where: "lastName eq 'Kill'").rows.compactMap { $0["firstName"]?.stringValue }
             #expect(stored.sorted() == delays.indices.map { "Killed\($0)" }.sorted(), "each insert exactly once: \(stored.sorted())")
 

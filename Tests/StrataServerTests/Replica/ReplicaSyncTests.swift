@@ -71,6 +71,32 @@ struct ReplicaSyncTests {
         }
     }
 
+    @Test("The model's foreign keys are indexed in the local tables, and SQL joins them with local edits included",
+          arguments: Backend.allCases)
+    func foreignKeysAndJoins(_ backend: Backend) async throws {
+        try await withLiveServer(backend) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            let replica = try await fixture.open([ReplicaTable("Person"), ReplicaTable("Car"), ReplicaTable("PersonCar")])
+            try await replica.sync()
+            let database = await replica.database
+            let statement = try database.connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'PersonCar' ORDER BY name")
+            var indexes: [String] = []
+            while try statement.step() { indexes.append(statement.text(0) ?? "") }
+            statement.finalize()
+            #expect(indexes.contains("strata.fk.PersonCar.carID") && indexes.contains("strata.fk.PersonCar.personID"), "\(indexes)")
+
+            let join = "SELECT count(*) FROM PersonCar pc JOIN Person p ON p.personID = pc.personID JOIN Car c ON c.carID = pc.carID"
+            let links = try await fixture.adapter.table("PersonCar").rows.count
+            #expect(try await replica.query(join).rows == [[.int64(Int64(links))]])
+            // A local link to a new person counts at once, before it is sent.
+            let ada = try await replica.insert(into: "Person", ["firstName": .string("Ada"), "lastName": .string("Joined")])
+            try await replica.insert(into: "PersonCar", ["personID": ada["personID"]!, "carID": .int32(1)])
+            #expect(try await replica.query(join + " WHERE p.lastName = ?", [.string("Joined")]).rows == [[.int64(1)]])
+            await replica.close()
+        }
+    }
+
     @Test("A push cut off before sending, after the server committed but before the answer came, or before the pull, is applied once",
           arguments: Backend.allCases)
     func interruptedPush(_ backend: Backend) async throws {

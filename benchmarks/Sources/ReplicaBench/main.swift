@@ -144,12 +144,15 @@ func resetPeakMemory() -> Bool {
     return true
 }
 
-/// Sizes of the replica's files in bytes.
+/// The replica's files: its SQLite database and the database's write-ahead log (issue 40).
+let replicaFiles = ["replica.sqlite", "replica.sqlite-wal"]
+
+/// Sizes of the replica's files in bytes (`database_bytes`, `wal_bytes`).
 func fileSizes(_ directory: URL) -> [String: Any] {
     var sizes: [String: Any] = [:]
-    for name in ["snapshot", "journal"] {
+    for (name, key) in zip(replicaFiles, ["database", "wal"]) {
         let file = directory.appendingPathComponent(name)
-        sizes[name + "_bytes"] = (try? file.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
+        sizes[key + "_bytes"] = (try? file.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
     }
     return sizes
 }
@@ -158,7 +161,7 @@ func fileSizes(_ directory: URL) -> [String: Any] {
 /// were flushed (fsync) by the replica, so their pages are clean and POSIX_FADV_DONTNEED drops them.
 func evictFromPageCache(_ directory: URL) -> Bool {
     var all = true
-    for name in ["snapshot", "journal"] {
+    for name in replicaFiles {
         let path = directory.appendingPathComponent(name).path
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { continue }
@@ -269,6 +272,24 @@ final class Bench {
         return count
     }
 
+    /// An SQL query of the rows with key <= --query-limit (the key's index serves it), 21 times:
+    /// the median, and how many rows it answered.
+    func indexedQuery(_ replica: Replica) async throws {
+        watchdog.enter("an indexed query")
+        func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let sql = "SELECT * FROM \(quoted(options.table)) WHERE \(quoted(options.keyField)) <= ?"
+        var times: [Double] = []
+        var found = 0
+        for _ in 0 ..< 21 {
+            let started = ContinuousClock.now
+            found = try await replica.query(sql, [.int64(Int64(options.queryLimit))]).rows.count
+            times.append(milliseconds(ContinuousClock.now - started))
+        }
+        result["indexed_query_ms"] = percentile(times, 50)
+        result["indexed_query_rows"] = found
+        log("indexed query: \(found) rows in \(fmt(percentile(times, 50))) ms (median of 21)")
+    }
+
     func download() async throws {
         try? FileManager.default.removeItem(at: options.directory)
         let adapter = options.adapter
@@ -295,11 +316,12 @@ final class Bench {
     }
 
     func openOnly() async throws {
-        guard FileManager.default.fileExists(atPath: options.directory.appendingPathComponent("snapshot").path) else {
-            throw BenchError("\(options.directory.path) holds no snapshot: run the download phase first")
+        guard FileManager.default.fileExists(atPath: options.directory.appendingPathComponent(replicaFiles[0]).path) else {
+            throw BenchError("\(options.directory.path) holds no replica database: run the download phase first")
         }
         if options.evict { result["evicted"] = evictFromPageCache(options.directory) }
         let replica = try await open(options.adapter)
+        try await indexedQuery(replica)
         let rows = try await countRows(replica)
         guard rows > 0 else { throw BenchError("the replica in \(options.directory.path) has no rows") }
         result["rss_growth_per_100k_rows_kib"] = Double(openGrowth.rss) * 100_000 / Double(rows)

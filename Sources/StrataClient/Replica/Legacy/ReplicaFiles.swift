@@ -7,8 +7,9 @@ import Musl
 import Darwin
 #endif
 
-/// A replica's directory: a snapshot and a journal of what happened since, both of Strata's own
-/// format (docs/design/OFFLINE-SYNC.md §1).
+/// A replica's directory as it was before the local database: a snapshot and a journal of what
+/// happened since, both of Strata's own format. Read once to convert the directory
+/// (``ReplicaLegacyConversion``); the tests write one with it.
 ///
 /// - `snapshot` holds a whole state, written to `snapshot.tmp`, flushed, and renamed over the old
 ///   one: it is the old or the new, never a mix.
@@ -18,20 +19,19 @@ import Darwin
 ///   is the one after the last whole record.
 /// - The snapshot names the sequence number of the last record it contains, so records that a
 ///   crash between renaming the snapshot and emptying the journal left behind are skipped.
-/// - `lock` is held (`flock`) while the directory is open: a second process opening the same
-///   replica is refused instead of interleaving writes.
+/// - `lock` is held (``ReplicaLock``) while the directory is open.
 ///
-/// The payloads are opaque here; ``ReplicaState`` gives them meaning.
+/// The payloads are opaque here; ``ReplicaJournalState`` gives them meaning.
 final class ReplicaFiles: @unchecked Sendable {
     // @unchecked: the file descriptors are only used by the one actor that owns this object
     // (``Replica``); no method is called from two tasks at once.
     let directory: URL
     private var journal: Int32 = -1
-    private var lock: Int32 = -1
+    private var lock: ReplicaLock?
     private var nextSequence: UInt64 = 1
     private(set) var journalSize: Int = 0
 
-    static let snapshotName = "snapshot", journalName = "journal", lockName = "lock"
+    static let snapshotName = "snapshot", journalName = "journal", lockName = ReplicaLock.fileName
     private static let magic = Array("STRATA-REPLICA-1\n".utf8)
 
     /// What was on disk: the snapshot's payload (nil for a new replica) and the journal's records after it.
@@ -40,36 +40,35 @@ final class ReplicaFiles: @unchecked Sendable {
         var records: [[UInt8]]
     }
 
-    /// Opens (creating) the directory and takes its lock.
-    init(directory: URL) throws(ReplicaError) {
+    /// Opens (creating) the directory and takes its lock; with `lock`, uses the lock the caller
+    /// holds (and leaves it to the caller).
+    init(directory: URL, lock: ReplicaLock? = nil) throws(ReplicaError) {
         self.directory = directory
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ReplicaError(.storage, "cannot create the replica directory \(directory.path): \(error.localizedDescription)")
-        }
-        lock = open(directory.appendingPathComponent(Self.lockName).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw ReplicaError(.storage, "cannot open \(Self.lockName) in \(directory.path): \(Self.errnoText)") }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            close(lock)
-            lock = -1
-            throw ReplicaError(.inUse, "the replica in \(directory.path) is open in another process; close it there first")
-        }
+        if lock == nil { self.lock = try ReplicaLock(directory: directory) }
     }
 
     deinit {
         release()
     }
 
-    /// Closes the journal and gives up the lock; the directory can be opened again.
+    /// Closes the journal and gives up the lock it took; the directory can be opened again.
     func release() {
         if journal >= 0 { close(journal) }
         journal = -1
-        if lock >= 0 {
-            flock(lock, LOCK_UN)
-            close(lock)
+        lock?.release()
+        lock = nil
+    }
+
+    /// Whether the directory holds a replica of this format.
+    static func exists(in directory: URL) -> Bool {
+        [snapshotName, journalName].contains { FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) }
+    }
+
+    /// Removes the snapshot and the journal (after their contents went into the database).
+    static func remove(from directory: URL) {
+        for name in [snapshotName, snapshotName + ".tmp", journalName] {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
-        lock = -1
     }
 
     /// Reads the snapshot and the whole records of the journal after it, cutting a torn tail off

@@ -1,6 +1,6 @@
 import StrataCore
 
-/// A whole ``ReplicaState`` as one JSON document, the payload of the replica's snapshot file:
+/// A whole ``ReplicaJournalState`` as one JSON document, the payload of the replica's snapshot file:
 ///
 /// ```json
 /// {"version":1,"tables":[{"table":{compact table},"filter":"…","token":"…"}],
@@ -11,7 +11,7 @@ import StrataCore
 enum ReplicaSnapshot {
     static let version = 1
 
-    static func write(_ state: ReplicaState) -> [UInt8] {
+    static func write(_ state: ReplicaJournalState) -> [UInt8] {
         var writer = JSONWriter(capacity: 1 << 16)
         writer.beginObject()
         writer.key("version"); writer.string(String(version))
@@ -55,8 +55,8 @@ enum ReplicaSnapshot {
     }
 
     /// The state a snapshot holds, with the table definitions it was written under (the journal
-    /// after it replays against those; ``ReplicaState/reconcile(with:)`` then applies the app's).
-    static func read(_ bytes: [UInt8]) throws(DataTableFormatError) -> ReplicaState {
+    /// after it replays against those; ``ReplicaJournalState/reconcile(with:)`` then applies the app's).
+    static func read(_ bytes: [UInt8]) throws(DataTableFormatError) -> ReplicaJournalState {
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch { throw DataTableFormatError("the snapshot is not JSON: \(error)") }
         guard json["version"]?.stringValue == String(version) else { throw DataTableFormatError("the snapshot is of another version") }
@@ -67,7 +67,7 @@ enum ReplicaSnapshot {
             definition.append(ReplicaTable(name, where: item["filter"]?.stringValue,
                                            conflicts: item["conflicts"]?.stringValue.flatMap(ConflictPolicy.init) ?? .mergeFields))
         }
-        var state = ReplicaState(definition: definition)
+        var state = ReplicaJournalState(definition: definition)
         for item in tables {
             guard let tableJSON = item["table"] else { continue }
             let table = try CompactTable(json: tableJSON, at: "snapshot table")
@@ -80,7 +80,7 @@ enum ReplicaSnapshot {
             }
         }
         if case .object? = json["sealed"], let key = json["sealed"]?["key"]?.stringValue, case .array(let ids)? = json["sealed"]?["ids"] {
-            state.sealed = ReplicaState.Sealed(key: key, ids: ids.compactMap { $0.stringValue.flatMap(UInt64.init) })
+            state.sealed = ReplicaJournalState.Sealed(key: key, ids: ids.compactMap { $0.stringValue.flatMap(UInt64.init) })
         }
         state.nextChange = json["nextChange"]?.stringValue.flatMap(UInt64.init) ?? 1
         state.nextTemporaryKey = json["nextTemporaryKey"]?.stringValue.flatMap(Int64.init) ?? -1
