@@ -100,7 +100,7 @@ async function showPreview(out, service, role, sets) {
     const items = await Promise.all(sets.map(async (set) => {
       try {
         const count = await rawRequest(`${root}${encodeURIComponent(set)}/$count`, { token });
-        const show = h("button", { type: "button", class: "adm-preview-show", "data-set": set, "aria-label": `Show the first rows of ${set} as ${name}` }, "Show rows");
+        const show = h("button", { type: "button", class: "plain adm-preview-show", "data-set": set, "aria-label": `Show the first rows of ${set} as ${name}` }, "Show rows");
         show.addEventListener("click", () => previewRows(rowsOut, `${root}${encodeURIComponent(set)}`, set, name, token));
         return h("li", {}, h("span", {}, set), h("span", { class: "adm-count", "data-set": set }, `${Number(count).toLocaleString("en-US")} rows`), show);
       } catch (error) {
@@ -126,11 +126,11 @@ async function previewRows(out, url, set, role, token) {
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
       .filter((key) => !key.includes("@") && !rows.some((row) => row[key] !== null && typeof row[key] === "object"));
     const cell = (value) => h("td", {}, value === null || value === undefined ? "" : String(value));
-    out.replaceChildren(h("table", { class: "adm-table", "data-preview-set": set },
+    out.replaceChildren(h("div", { class: "adm-scroll" }, h("table", { class: "adm-table", "data-preview-set": set },
       h("caption", {}, `${set} as ${role}: ${rows.length < previewPage ? `all ${rows.length}` : `the first ${rows.length}`} rows`),
       h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col" }, column)))),
       h("tbody", {}, rows.length ? rows.map((row) => h("tr", {}, columns.map((column) => cell(row[column]))))
-        : h("tr", {}, h("td", { colspan: Math.max(columns.length, 1), class: "muted" }, "No rows.")))));
+        : h("tr", {}, h("td", { colspan: Math.max(columns.length, 1), class: "muted" }, "No rows."))))));
   } catch (error) {
     out.replaceChildren(h("p", { class: "error", role: "alert" }, error.message));
   }
