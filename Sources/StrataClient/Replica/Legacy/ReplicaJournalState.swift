@@ -27,15 +27,10 @@ struct ReplicaJournalState: Sendable {
         }
     }
 
-    struct Sealed: Sendable, Hashable {
-        var key: String
-        var ids: [UInt64]
-    }
-
-    struct RowID: Sendable, Hashable {
-        var table: String
-        var key: RowKey
-    }
+    // The same batch and row identities as the replica's current state, so a converted replica
+    // carries them over unchanged.
+    typealias Sealed = ReplicaState.Sealed
+    typealias RowID = ReplicaState.RowID
 
     var tables: [String: Table] = [:]
     /// The tables in the order the replica was defined with (masters before details).
