@@ -91,6 +91,8 @@ struct ReplicaDatabaseTests {
         #expect(try await replica.rows("Item", matching: ["name": .string("item 7")]).map { $0["id"] } == [.int32(7)])
         #expect(try await replica.rows("Item", matching: [:], orderBy: "price", descending: true, limit: 2).map { $0["id"] } == [.int32(50), .int32(49)])
         await #expect { try await replica.rows("Item", matching: ["nope": .int32(1)]) } throws: { ($0 as? ReplicaError)?.kind == .unknownName }
+        await #expect { try await replica.rows("Item", matching: ["price": .string("cheap")]) } throws: { ($0 as? ReplicaError)?.kind == .invalidChange }
+        await #expect { try await replica.rows("Item", matching: [:], limit: -1) } throws: { ($0 as? ReplicaError)?.kind == .invalidQuery }
         await replica.close()
 
         // Other indexes at the next open: the old one goes, the new one is built.

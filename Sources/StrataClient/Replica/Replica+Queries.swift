@@ -9,7 +9,8 @@ extension Replica {
     /// let fords = try await replica.rows("Car", matching: ["make": .string("Ford")], orderBy: "year", descending: true, limit: 20)
     /// ```
     /// - Throws: ``ReplicaError/Kind/unknownName`` for a field the table does not have,
-    ///   ``ReplicaError/Kind/invalidChange`` for a value that does not fit its field.
+    ///   ``ReplicaError/Kind/invalidChange`` for a value that does not fit its field,
+    ///   ``ReplicaError/Kind/invalidQuery`` for a negative limit.
     public func rows(_ table: String, matching: DataTableValues, orderBy: String? = nil, descending: Bool = false,
                      limit: Int? = nil) throws(ReplicaError) -> [ReplicaRow] {
         let stored = try self.table(table)
@@ -17,14 +18,14 @@ extension Replica {
         var conditions: [(field: Int, value: ODataValue)] = []
         for (name, value) in matching.sorted(by: { $0.key < $1.key }) {
             let position = try self.position(of: name, in: stored)
-            guard value.isNull || value.converted(to: stored.fields[position].type) != nil else {
+            guard let typed = value.isNull ? ODataValue.null : value.converted(to: stored.fields[position].type) else {
                 throw ReplicaError(.invalidChange, "\(name) of \(table) takes \(stored.fields[position].type.rawValue), not \(value)")
             }
-            conditions.append((position, value.isNull ? .null : value.converted(to: stored.fields[position].type)!))
+            conditions.append((position, typed))
         }
         var order: [(field: Int, descending: Bool)] = []
         if let orderBy { order.append((try position(of: orderBy, in: stored), descending)) }
-        if let limit, limit < 0 { throw ReplicaError(.invalidChange, "a limit counts rows: \(limit) is below 0") }
+        if let limit, limit < 0 { throw ReplicaError(.invalidQuery, "a limit counts rows: \(limit) is below 0") }
         return try database.rows(of: stored, matching: conditions, orderBy: order, limit: limit).map { replicaRow(stored, $0) }
     }
 
