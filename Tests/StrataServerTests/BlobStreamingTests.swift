@@ -14,9 +14,11 @@ import NIOConcurrencyHelpers
 @testable import StrataFeed
 import Testing
 
+// One at a time: the 64 MiB transfers and their fsyncs slowed the other uploads past the test client's
+// 20-second answer limit on a loaded CI machine.
 /// Uploads and downloads over real sockets: interrupted uploads leave nothing, damaged content is
 /// never served whole, and a large blob moves through the server without being held in memory.
-@Suite("Blobs: streaming")
+@Suite("Blobs: streaming", .serialized)
 struct BlobStreamingTests {
     static let administrator = ["Authorization": AdministratorTestClient.authorization]
 
