@@ -106,6 +106,16 @@ extension RemoteDataAdapter {
         try await table(name, where: filter, select: select, track: true, progress: progress)
     }
 
+    /// One narrowed table with its token, like ``trackedTable(_:where:select:progress:)``, written
+    /// to `file` as it arrives instead of held in memory: read it with ``CompactTableReader`` (the
+    /// offline replica inserts its rows as it reads them). A failed transfer leaves no file.
+    func downloadTrackedTable(_ name: String, where filter: String?, to file: URL,
+                              progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) {
+        var request = StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: [], extra: "track=1"))
+        VersionHeaders(version: dataService.maxVersion).add(to: &request)
+        _ = try await dataService.connection.download(request, to: file, progress: progress).requireSuccess()
+    }
+
     /// The table, with its token when `track`.
     func table(_ name: String, where filter: String?, select: [String], track: Bool,
                progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> TrackedTables {
@@ -134,28 +144,51 @@ extension RemoteDataAdapter {
         var request = StrataRequest(.get, path + (wait.map { "&\(ODataDelta.waitOption)=\($0)" } ?? ""))
         if let wait { request.timeout = max(dataService.connection.configuration.timeout, TimeInterval(wait) + 30) }
         var delta: TableDelta?
-        var pages = 0
+        var pages = DeltaPages()
         while true {
-            let response = try await dataService.send(request)
-            let document = try Self.delta(in: response)
+            let page = try await deltaPage(request, &pages)
             if delta == nil {
-                delta = TableDelta(tables: document.tables, token: "")
+                delta = TableDelta(tables: page.tables, token: "")
             } else {
-                delta!.append(document.tables)
+                delta!.append(page.tables)
             }
-            if let token = document.token {
-                delta!.token = token
+            guard let next = page.next else {
+                delta!.token = page.token ?? ""
                 return delta!
             }
-            guard let next = document.next, let url = URL(string: next, relativeTo: response.url)?.absoluteURL else {
-                throw ResponseReader.invalid(response, "The delta has neither a token nor a next page.")
-            }
-            pages += 1
-            guard url.absoluteString != response.url.absoluteString, pages < 100_000 else {
-                throw ResponseReader.invalid(response, "The delta does not end (\(pages) pages).")
-            }
-            request = StrataRequest(.get, url.absoluteString)
+            request = next
         }
+    }
+
+    /// The first page of one narrowed table's changes since `token`: follow it with
+    /// ``deltaPage(_:_:)`` to apply each page as it comes (the offline replica does, one
+    /// transaction per page) instead of gathering every page first.
+    func deltaRequest(_ name: String, where filter: String?, since token: String) -> StrataRequest {
+        StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: [],
+                                          extra: "since=" + PercentEncoding.encodeQueryValue(token)))
+    }
+
+    /// Pages of one delta read so far, to stop one that does not end.
+    struct DeltaPages {
+        var count = 0
+    }
+
+    /// One page of a delta: its tables, and either the token (the last page) or the request for the next.
+    func deltaPage(_ request: StrataRequest, _ pages: inout DeltaPages) async throws(StrataError)
+        -> (tables: [CompactTable], token: String?, next: StrataRequest?) {
+        let response = try await dataService.send(request)
+        let document = try Self.delta(in: response)
+        if let token = document.token { return (document.tables, token, nil) }
+        guard let next = document.next, let url = URL(string: next, relativeTo: response.url)?.absoluteURL else {
+            throw ResponseReader.invalid(response, "The delta has neither a token nor a next page.")
+        }
+        pages.count += 1
+        guard url.absoluteString != response.url.absoluteString, pages.count < 100_000 else {
+            throw ResponseReader.invalid(response, "The delta does not end (\(pages.count) pages).")
+        }
+        var following = StrataRequest(.get, url.absoluteString)
+        following.timeout = request.timeout
+        return (document.tables, nil, following)
     }
 
     /// `$tables/Name?$filter=…&$select=…&extra`.

@@ -65,40 +65,56 @@ extension Replica {
         return report
     }
 
-    /// Reads one table's changes since its token (every page), or the whole table when it has none
-    /// or the server answers 410.
+    /// Reads one table's changes since its token, or the whole table when it has none or the
+    /// server answers 410.
+    ///
+    /// Each page is applied as it comes, in a transaction of its own, with the token only after the
+    /// last: a sync cut off between pages reads the changes again from the old token, and applying
+    /// a page twice changes nothing (its rows are current values, its deletions final).
     func pull(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
         let table = try shape(name)
         let definition = table.definition
         guard let token = table.token, table.isDownloaded else { return try await reload(name) }
-        let generation = generations[name, default: 0]
-        let delta: TableDelta
-        do {
-            delta = try await adapter.changes(in: name, where: definition.filter, since: token)
-        } catch where error.kind == .deltaTokenGone {
-            // The server no longer knows the token: download again, keeping the outbox.
-            return try await reload(name)
-        } catch {
-            throw ReplicaError(.sync, "could not read the changes of \(name): \(error.message)", underlying: error)
+        var request: StrataRequest? = adapter.deltaRequest(name, where: definition.filter, since: token)
+        var pages = RemoteDataAdapter.DeltaPages()
+        var received = 0, removed = 0
+        while let next = request {
+            let generation = generations[name, default: 0]
+            let page: (tables: [CompactTable], token: String?, next: StrataRequest?)
+            do {
+                page = try await adapter.deltaPage(next, &pages)
+            } catch where error.kind == .deltaTokenGone {
+                // The server no longer knows the token: download again, keeping the outbox.
+                return try await reload(name)
+            } catch {
+                throw ReplicaError(.sync, "could not read the changes of \(name): \(error.message)", underlying: error)
+            }
+            // The live stream applied something newer meanwhile: this delta is older than the table.
+            guard generations[name, default: 0] == generation else { return (received, removed, false) }
+            guard let applied = try apply(page.tables, token: page.token, to: name, origin: .pull) else {
+                // Rows of another shape: the server's model changed, so read it again too.
+                serviceModel = nil
+                return try await reload(name)
+            }
+            received += applied.received
+            removed += applied.removed
+            request = page.next
         }
-        // The live stream applied something newer meanwhile: this delta is older than the table.
-        guard generations[name, default: 0] == generation else { return (0, 0, false) }
-        guard let applied = try apply(delta.tables, token: delta.token, to: name, origin: .pull) else {
-            // Rows of another shape: the server's model changed, so read it again too.
-            serviceModel = nil
-            return try await reload(name)
-        }
-        return applied
+        return (received, removed, false)
     }
 
     /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
+    ///
+    /// The answer goes to a file in the replica's directory as it arrives and its rows go into the
+    /// database as the file is read, in one transaction: memory does not grow with the table.
     func reload(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
         let definition = try self.table(name).definition
         let generation = generations[name, default: 0]
-        let tracked: TrackedTables
+        let document = database.downloadFile()
+        defer { try? FileManager.default.removeItem(at: document) }
         do {
             setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: 0, expectedBytes: nil) }
-            tracked = try await adapter.trackedTable(name, where: definition.filter) { [weak self] progress in
+            try await adapter.downloadTrackedTable(name, where: definition.filter, to: document) { [weak self] progress in
                 guard progress.direction == .download else { return }
                 Task { await self?.downloaded(name, progress) }
             }
@@ -107,16 +123,14 @@ extension Replica {
             setStatus { $0.download = nil }
             throw ReplicaError(.sync, "could not download \(name): \(error.message)", underlying: error)
         }
-        guard let table = tracked.tables.first, let token = tracked.token else {
-            throw ReplicaError(.sync, "the server answered no rows or no token for \(name)")
-        }
         let foreignKeys = await foreignKeys(of: name)
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
+        guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
         generations[name, default: 0] += 1
         let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
-        try commit([.replace(table: name, fields: table.fields, rows: table.rows.map(\.values), token: token),
-                    .foreignKeys(table: name, columns: foreignKeys)], origin: .pull)
-        return (table.rows.count, max(0, before - table.rows.count), true)
+        let received = try database.replace(name, document: document, foreignKeys: foreignKeys, in: &state)
+        noteCommitted([name: Set<RowKey>?.none], origin: .pull)
+        return (received, max(0, before - received), true)
     }
 
     /// The table's foreign keys from the service's model (`$metadata`), each as its fields: the
@@ -140,7 +154,7 @@ extension Replica {
     /// Applies the rows and deleted keys of a delta or a change event, and the token after it. Nil
     /// when the server's fields of the table changed (its model was reloaded): the caller downloads
     /// the table again, since rows of the new shape do not fit the old one.
-    func apply(_ tables: [CompactTable], token: String, to name: String, origin: ReplicaEvent.Origin) throws(ReplicaError)
+    func apply(_ tables: [CompactTable], token: String?, to name: String, origin: ReplicaEvent.Origin) throws(ReplicaError)
         -> (received: Int, removed: Int, reloaded: Bool)? {
         let stored = try shape(name)
         var mutations: [ReplicaMutation] = []
@@ -152,7 +166,7 @@ extension Replica {
             received += part.rows.count
             removed += part.deleted?.count ?? 0
         }
-        mutations.append(.token(table: name, token))
+        if let token { mutations.append(.token(table: name, token)) }
         generations[name, default: 0] += 1
         try commit(mutations, origin: origin)
         return (received, removed, false)

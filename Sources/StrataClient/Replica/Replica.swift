@@ -70,6 +70,7 @@ public actor Replica {
         }
         let lock = try ReplicaLock(directory: directory)
         let database = try ReplicaDatabase(directory: directory)
+        ReplicaDatabase.removeDownloads(in: directory)
         var state: ReplicaState
         if try database.holdsReplica() {
             state = try database.load()
@@ -176,6 +177,11 @@ public actor Replica {
         guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
         guard !mutations.isEmpty else { return }
         let touched = try database.apply(mutations, to: &state)
+        noteCommitted(touched, origin: origin)
+    }
+
+    /// Tells observers what a committed step changed: the pending counts, and the rows touched.
+    func noteCommitted(_ touched: [String: Set<RowKey>?], origin: ReplicaEvent.Origin) {
         let pending = state.pending.count, waiting = state.pending.values.filter(\.isWaiting).count
         if pending != status.pendingCount || waiting != status.waitingConflicts {
             status.pendingCount = pending

@@ -115,27 +115,13 @@ extension ReplicaDatabase {
             for key in deleted { try settle(ReplicaState.RowID(table: name, key: key), base: nil, state, hadChanges: false) }
             keys[name, default: []].formUnion(deleted)
         case .replace(let name, let fields, let rows, let token):
-            guard var table = state.tables[name] else { return }
-            table.setFields(fields)
-            table.token = token
-            state.tables[name] = table
-            let sql = ReplicaTableSQL(table)
-            statements[name] = sql
-            try connection.execute(ReplicaTableSQL.drop(name))
-            try connection.execute(sql.create)
-            try createIndexes(table)
-            let insert = try connection.prepared(sql.upsert)
+            guard let insert = try beginReplace(name, fields: fields, in: &state) else { return }
             for row in rows {
                 insert.reset()
                 try insert.bind(row)
                 try insert.run()
             }
-            // The rows with local changes: the server's version goes aside, the local one shows.
-            for key in state.pendingRows(of: name) {
-                let row = ReplicaState.RowID(table: name, key: key)
-                try settle(row, base: try read(sql.select, key: key, fields: fields), state)
-            }
-            try writeDefinition(table, position: state.order.firstIndex(of: name) ?? 0)
+            try endReplace(name, token: token, in: &state)
             whole.insert(name)
         case .token(let name, let token):
             guard state.tables[name] != nil else { return }
@@ -156,6 +142,32 @@ extension ReplicaDatabase {
             state.nextTemporaryKey = temporary
             try writeCounters(state)
         }
+    }
+
+    /// The start of a table's replacement: its new fields, and an empty table with its indexes.
+    /// Answers the statement that inserts its rows; nil for a table the replica does not keep.
+    func beginReplace(_ name: String, fields: [DataTableField], in state: inout ReplicaState) throws(SQLiteError) -> SQLiteStatement? {
+        guard var table = state.tables[name] else { return nil }
+        table.setFields(fields)
+        state.tables[name] = table
+        let sql = ReplicaTableSQL(table)
+        statements[name] = sql
+        try connection.execute(ReplicaTableSQL.drop(name))
+        try connection.execute(sql.create)
+        try createIndexes(table)
+        return try connection.prepared(sql.upsert)
+    }
+
+    /// The end of a table's replacement, once its rows are in: its token, and its rows with local
+    /// changes, whose server version goes aside while the local one shows.
+    func endReplace(_ name: String, token: String?, in state: inout ReplicaState) throws(SQLiteError) {
+        guard let sql = statements[name] else { return }
+        state.tables[name]?.token = token
+        for key in state.pendingRows(of: name) {
+            let row = ReplicaState.RowID(table: name, key: key)
+            try settle(row, base: try read(sql.select, key: key, fields: sql.fields), state)
+        }
+        if let table = state.tables[name] { try writeDefinition(table, position: state.order.firstIndex(of: name) ?? 0) }
     }
 
     // MARK: Rows

@@ -136,6 +136,30 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// A transaction whose body fails with errors of its own kind (a download read as it goes in);
+    /// SQLite's failures to begin or commit become that kind through `failure`.
+    func transaction<T, Failure: Error>(_ body: () throws(Failure) -> T, failure: (SQLiteError) -> Failure) throws(Failure) -> T {
+        do {
+            try prepared("BEGIN IMMEDIATE").run()
+        } catch {
+            throw failure(error)
+        }
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            try? prepared("ROLLBACK").run()
+            throw error
+        }
+        do {
+            try prepared("COMMIT").run()
+        } catch {
+            try? prepared("ROLLBACK").run()
+            throw failure(error)
+        }
+        return value
+    }
+
     // MARK: Internals
 
     func open() throws(SQLiteError) -> OpaquePointer {

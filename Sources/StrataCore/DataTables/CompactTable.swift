@@ -83,19 +83,7 @@ public struct CompactTable: Sendable, Hashable {
         case .array(let rowItems)?:
             rows.reserveCapacity(rowItems.count)
             for (index, rowItem) in rowItems.enumerated() {
-                guard case .array(let cells) = rowItem, cells.count == fields.count else {
-                    throw DataTableFormatError("\(path).rows[\(index)] must be an array of \(fields.count) values")
-                }
-                var row: [ODataValue] = []
-                row.reserveCapacity(cells.count)
-                for (cell, field) in zip(cells, fields) {
-                    do {
-                        row.append(try ODataJSON.decode(cell, as: field.type))
-                    } catch {
-                        throw DataTableFormatError("\(path).rows[\(index)].\(field.name): \(error.message)")
-                    }
-                }
-                rows.append(row)
+                rows.append(try Self.row(rowItem, fields: fields, at: "\(path).rows[\(index)]"))
             }
         case nil, .null?:
             break
@@ -104,6 +92,23 @@ public struct CompactTable: Sendable, Hashable {
         }
         let deleted = try Self.deletedKeys(object["deleted"], fields: fields, at: "\(path) (\(name))")
         self.init(name: name, fields: fields, rows: rows, deleted: deleted)
+    }
+
+    /// Reads one row: an array of one value per field, each decoded with its field's type.
+    static func row(_ json: JSONValue, fields: [DataTableField], at path: String) throws(DataTableFormatError) -> [ODataValue] {
+        guard case .array(let cells) = json, cells.count == fields.count else {
+            throw DataTableFormatError("\(path) must be an array of \(fields.count) values")
+        }
+        var row: [ODataValue] = []
+        row.reserveCapacity(cells.count)
+        for (cell, field) in zip(cells, fields) {
+            do {
+                row.append(try ODataJSON.decode(cell, as: field.type))
+            } catch {
+                throw DataTableFormatError("\(path).\(field.name): \(error.message)")
+            }
+        }
+        return row
     }
 }
 
