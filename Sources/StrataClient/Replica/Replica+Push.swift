@@ -28,12 +28,7 @@ extension Replica {
         let changes = delta.changes
         let types = fieldTypes()
         setStatus { $0.activity = .uploading }
-        let answer: (response: DataTableChangeResponse, replayed: Bool)
-        do {
-            answer = try await adapter.sendDelta(delta.jsonBytes, delta: delta, idempotencyKey: IdempotencyKey(sealed.key)!, fieldTypes: { types[$0] })
-        } catch {
-            throw ReplicaError(.sync, "the local changes could not be sent (they stay queued and go with the next sync): \(error.message)", underlying: error)
-        }
+        let answer = try await send(delta, key: IdempotencyKey(sealed.key)!, fieldTypes: types)
         var outcome = PushOutcome(sent: changes.count, replayed: answer.replayed)
         var mutations: [ReplicaMutation] = []
         var dropped = Set<UInt64>()
@@ -68,6 +63,33 @@ extension Replica {
         for conflict in outcome.conflicts { emit(.conflict(conflict)) }
         return outcome
     }
+
+    /// Sends a sealed batch. While the server is still applying the same batch from an earlier
+    /// attempt (one cut off before its answer: 409 on `$changes` with its idempotency key), waits
+    /// and sends it again — the retry then gets that attempt's results — up to about half a minute.
+    private func send(_ delta: DataTableDelta, key: IdempotencyKey, fieldTypes types: [String: [String: EDMPrimitiveType]])
+        async throws(ReplicaError) -> (response: DataTableChangeResponse, replayed: Bool) {
+        var wait = Duration.milliseconds(100)
+        var waited = Duration.zero
+        while true {
+            do {
+                return try await adapter.sendDelta(delta.jsonBytes, delta: delta, idempotencyKey: key, fieldTypes: { types[$0] })
+            } catch where error.status == 409 && waited < Self.busyBatchPatience {
+                do {
+                    try await Task.sleep(for: wait)
+                } catch {
+                    throw ReplicaError(.sync, "the sync was cancelled; the local changes stay queued and go with the next sync")
+                }
+                waited += wait
+                wait = min(wait * 2, .seconds(2))
+            } catch {
+                throw ReplicaError(.sync, "the local changes could not be sent (they stay queued and go with the next sync): \(error.message)", underlying: error)
+            }
+        }
+    }
+
+    /// How long a push waits for the server to finish applying the same batch sent before.
+    static let busyBatchPatience = Duration.seconds(30)
 
     /// The batch to send: the one sealed by an earlier, interrupted push, or else the outbox sealed
     /// now (the batch and its idempotency key on disk before anything is sent). Nil when there is

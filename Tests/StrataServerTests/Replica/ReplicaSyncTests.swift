@@ -8,6 +8,7 @@ import StrataCore
 @testable import StrataBlobs
 @testable import StrataDataTables
 @testable import StrataFeed
+import Synchronization
 import Testing
 
 /// The offline replica against a real server over a socket, on both databases: download, local
@@ -224,6 +225,64 @@ struct ReplicaSyncTests {
             #expect(reshaped.reloaded == ["Person"], "\(reshaped)")
             #expect(try await replica.fields("Person") == fields)
             #expect(try await replica.row("Person", key: ["personID": .int32(7)])?["firstName"] == .string("Reshaped"))
+            await replica.close()
+        }
+    }
+}
+
+/// A push that meets the same batch still being applied by an earlier attempt waits for it.
+@Suite("Replica: a batch still being applied")
+struct ReplicaBusyBatchTests {
+    @Test("A push whose batch the server is still applying from an earlier attempt (409) waits, sends it again and gets that attempt's results")
+    func waitsForTheEarlierAttempt() async throws {
+        let directory = Mutex<String?>(nil)
+        try await withLiveServer(.sqlite, configure: { configuration in directory.withLock { $0 = configuration.dataDirectory } }) { connection in
+            let fixture = ReplicaFixture(connection)
+            defer { fixture.remove() }
+            let replica = try await fixture.open()
+            try await replica.sync()
+            try await replica.insert(into: "Person", ["firstName": .string("Busy"), "lastName": .string("Batch")])
+            let (sealed, delta) = try #require(try await replica.seal())
+            let types = await replica.fieldTypes()
+
+            // The service's file is write-locked by another process's transaction (SQLite's locks do
+            // not hold between the two SQLite libraries of this process), so the earlier attempt waits
+            // inside the server with the batch's key claimed, until the lock goes 2.5 s later.
+            let file = try #require(directory.withLock { $0 }) + "/cardealer.sqlite"
+            let marker = file + ".locked"
+            let script = """
+                import sqlite3, sys, time, pathlib
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute("BEGIN IMMEDIATE")
+                pathlib.Path(sys.argv[2]).touch()
+                time.sleep(2.5)
+                c.execute("COMMIT")
+                """
+            let lock = Task { try await ChildProcess.run("/usr/bin/python3", ["-c", script, file, marker]) }
+            for _ in 0 ..< 500 where !FileManager.default.fileExists(atPath: marker) { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(FileManager.default.fileExists(atPath: marker), "the locking process did not start")
+            let send: @Sendable () async throws -> Void = {
+                _ = try await fixture.adapter.sendDelta(delta.jsonBytes, delta: delta, idempotencyKey: IdempotencyKey(sealed.key)!,
+                                                        fieldTypes: { types[$0] })
+            }
+            // Two attempts at once: one holds the batch (blocked on the lock), the other is refused
+            // with 409 — from then on the batch is held until the lock goes.
+            final class Refused: Sendable { let seen = Mutex(false) }
+            let refused = Refused()
+            let attempts = (0 ..< 2).map { _ in
+                Task {
+                    do { try await send() } catch let error as StrataError where error.status == 409 { refused.seen.withLock { $0 = true } } catch {}
+                }
+            }
+            for _ in 0 ..< 300 where !refused.seen.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(refused.seen.withLock { $0 }, "neither attempt was refused while the other held the batch")
+            let report = try await replica.sync()
+            let locked = try await lock.value
+            #expect(locked.status == 0, "\(locked.errors)")
+            for attempt in attempts { _ = await attempt.result }
+            #expect(report.replayed && report.applied == 1, "\(report)")
+            #expect(try await fixture.serverRows("Person", where: "firstName eq 'Busy'").count == 1, "applied once")
+            #expect(await replica.syncStatus.pendingCount == 0)
             await replica.close()
         }
     }
