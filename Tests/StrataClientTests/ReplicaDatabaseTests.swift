@@ -155,9 +155,36 @@ struct ReplicaDatabaseTests {
         } throws: { ($0 as? ReplicaError)?.kind == .storage && ($0 as? ReplicaError)?.message.contains("disk is full") == true }
         #expect(try await replica.rows("Item").map(\.values) == Self.items(3))
         #expect(await replica.state.tables["Item"]?.token == "t1")
+        // The same through a download on disk, read as it goes in: refused whole, nothing applied.
+        let document = directory.appendingPathComponent("download-full.part")
+        var writer = JSONWriter()
+        CompactTableWriter.begin(name: "Item", fields: Self.fields, into: &writer)
+        for row in big { CompactTableWriter.row(row, into: &writer) }
+        CompactTableWriter.endRows(into: &writer)
+        CompactTableWriter.resume(token: "t3", next: nil, into: &writer)
+        CompactTableWriter.endTable(into: &writer)
+        try Data(writer.bytes).write(to: document)
+        await #expect {
+            _ = try await replica.replace("Item", document: document, foreignKeys: [])
+        } throws: { ($0 as? ReplicaError)?.kind == .storage && ($0 as? ReplicaError)?.message.contains("disk is full") == true }
+        #expect(try await replica.rows("Item").map(\.values) == Self.items(3))
+        #expect(await replica.state.tables["Item"]?.token == "t1")
+        // A download cut short (the connection dropped: the file ends early) is refused the same way.
+        try Data(writer.bytes.prefix(writer.bytes.count / 2)).write(to: document)
+        try database.connection.execute("PRAGMA max_page_count = 1000000")
+        await #expect {
+            _ = try await replica.replace("Item", document: document, foreignKeys: [])
+        } throws: { ($0 as? ReplicaError)?.kind == .sync && ($0 as? ReplicaError)?.message.contains("ends early") == true }
+        #expect(try await replica.rows("Item").map(\.values) == Self.items(3))
+        // Whole, with room: replaced, with the document's token.
+        try Data(writer.bytes).write(to: document)
+        #expect(try await replica.replace("Item", document: document, foreignKeys: []) == big.count)
+        #expect(try await replica.rows("Item").count == big.count)
+        #expect(await replica.state.tables["Item"]?.token == "t3")
         await replica.close()
         let reopened = try await Replica.open(at: directory, adapter: Self.adapter, tables: [ReplicaTable("Item")])
-        #expect(try await reopened.rows("Item").map(\.values) == Self.items(3))
+        #expect(try await reopened.rows("Item").count == big.count)
+        #expect(!FileManager.default.fileExists(atPath: document.path), "opening removes a download left behind")
         await reopened.close()
     }
 

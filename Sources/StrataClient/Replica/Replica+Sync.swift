@@ -125,12 +125,19 @@ extension Replica {
         }
         let foreignKeys = await foreignKeys(of: name)
         guard generations[name, default: 0] == generation else { return (0, 0, false) }
-        guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
         generations[name, default: 0] += 1
         let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
+        let received = try replace(name, document: document, foreignKeys: foreignKeys)
+        return (received, max(0, before - received), true)
+    }
+
+    /// Replaces a table with a downloaded `$tables` answer on disk, in one transaction; answers the
+    /// rows read. Observers hear of the whole table.
+    func replace(_ name: String, document: URL, foreignKeys: [[String]]) throws(ReplicaError) -> Int {
+        guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
         let received = try database.replace(name, document: document, foreignKeys: foreignKeys, in: &state)
         noteCommitted([name: Set<RowKey>?.none], origin: .pull)
-        return (received, max(0, before - received), true)
+        return received
     }
 
     /// The table's foreign keys from the service's model (`$metadata`), each as its fields: the
