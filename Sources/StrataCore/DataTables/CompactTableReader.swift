@@ -51,6 +51,8 @@ public struct CompactTableReader: Sendable {
     private var buffer: [UInt8] = []
     private var position = 0
     private var events: [Event] = []
+    private var rows: [[ODataValue]] = []
+    private var deleted: [[ODataValue]] = []
     // The table being read.
     private var name: String?
     private var fields: [DataTableField]?
@@ -71,8 +73,22 @@ public struct CompactTableReader: Sendable {
         }
         buffer.append(contentsOf: chunk)
         while try step() {}
+        flush()
         defer { events.removeAll(keepingCapacity: true) }
         return events
+    }
+
+    /// Hands out the rows and deleted keys gathered since the last event (gathered apart, so that
+    /// adding one does not copy those before it).
+    private mutating func flush() {
+        if !rows.isEmpty {
+            events.append(.rows(rows))
+            rows.removeAll(keepingCapacity: true)
+        }
+        if !deleted.isEmpty {
+            events.append(.deleted(deleted))
+            deleted.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Says the document's bytes have ended.
@@ -155,6 +171,7 @@ public struct CompactTableReader: Sendable {
             let isRows = if case .rows = phase { true } else { false }
             if byte == UInt8(ascii: "]") {
                 position += 1
+                flush()
                 phase = .members(tableScope, first: false)
                 return true
             }
@@ -168,26 +185,12 @@ public struct CompactTableReader: Sendable {
                 return false
             }
             if isRows {
-                let row = try CompactTable.row(value, fields: fields ?? [], at: "\(path).rows[\(rowIndex)]")
-                if case .rows(var rows)? = events.last {
-                    events.removeLast()
-                    rows.append(row)
-                    events.append(.rows(rows))
-                } else {
-                    events.append(.rows([row]))
-                }
+                rows.append(try CompactTable.row(value, fields: fields ?? [], at: "\(path).rows[\(rowIndex)]"))
                 rowIndex += 1
                 rowCount += 1
                 phase = .rows(first: false)
             } else {
-                let keys = try CompactTable.deletedKeys(.array([value]), fields: fields ?? [], at: path) ?? []
-                if case .deleted(var deleted)? = events.last {
-                    events.removeLast()
-                    deleted += keys
-                    events.append(.deleted(deleted))
-                } else {
-                    events.append(.deleted(keys))
-                }
+                deleted += try CompactTable.deletedKeys(.array([value]), fields: fields ?? [], at: path) ?? []
                 phase = .deleted(first: false)
             }
             return true
