@@ -56,7 +56,7 @@ struct ReplicaDownloadKilledTests {
             var index = 0
             while index < fractions.count {
                 try FileManager.default.removeItem(at: directory)
-                try await Self.killed(strata, sync, environment, after: run * fractions[index])
+                try await runKilled(strata, sync, environment, after: run * fractions[index])
                 let left = try await look()
                 #expect(left.rows.isEmpty || left.rows.count == Self.rows, "a partial table: \(left.rows.count) rows")
                 #expect(left.rows.isEmpty == (left.token == nil), "rows without a token, or a token without rows")
@@ -102,7 +102,7 @@ struct ReplicaDownloadKilledTests {
             index = 0
             while index < moments.count {
                 try restore()
-                try await Self.killed(strata, sync, environment, after: moments[index])
+                try await runKilled(strata, sync, environment, after: moments[index])
                 let left = try await look()
                 let applied = changedRows(left.rows)
                 #expect(left.rows.count == Self.rows)
@@ -125,24 +125,5 @@ struct ReplicaDownloadKilledTests {
             let final = try await look()
             #expect(final.rows.count == Self.rows && changedRows(final.rows) == Self.changed && final.token != original)
         }
-    }
-
-    /// Runs `strata` and kills it with SIGKILL after `delay` (unless it ended before).
-    static func killed(_ strata: String, _ arguments: [String], _ environment: [String: String], after delay: Duration) async throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        spawnClosesDescriptors(from: 3, &actions)
-        let pid = try spawnChild(strata, arguments, environment: environment, searchingPath: false, &actions)
-        let deadline = ContinuousClock.now + delay
-        var status: Int32 = 0
-        while ContinuousClock.now < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        kill(pid, SIGKILL)
-        while waitpid(pid, &status, WNOHANG) == 0 { try await Task.sleep(for: .milliseconds(2)) }
     }
 }

@@ -56,17 +56,7 @@ struct ReplicaProcessTests {
                 let add = try await ChildProcess.run(strata, common + ["--offline", "--add", #"Person={"firstName":"Killed\#(round)","lastName":"Kill"}"#],
                                                environment: environment)
                 #expect(add.status == 0, "\(add.errors)")
-                var actions = posix_spawn_file_actions_t()
-                posix_spawn_file_actions_init(&actions)
-                defer { posix_spawn_file_actions_destroy(&actions) }
-                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-                spawnClosesDescriptors(from: 3, &actions)
-                let pid = try spawnChild(strata, common, environment: environment.mapValues { $0 }, searchingPath: false, &actions)
-                try await Task.sleep(for: delay)
-                kill(pid, SIGKILL)
-                var status: Int32 = 0
-                while waitpid(pid, &status, WNOHANG) == 0 { try await Task.sleep(for: .milliseconds(2)) }
+                try await runKilled(strata, common, environment, after: delay)
                 // Where the kill landed: with the change sealed and unanswered, sent and answered, or
                 // before it was sealed.
                 let look = try await Replica.open(at: URL(fileURLWithPath: replica), adapter: adapter, tables: [ReplicaTable("Person")])

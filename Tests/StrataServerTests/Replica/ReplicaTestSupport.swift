@@ -39,3 +39,22 @@ struct ReplicaFixture: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 }
+
+/// Runs `strata` and kills it with SIGKILL after `delay` (unless it ended before).
+func runKilled(_ strata: String, _ arguments: [String], _ environment: [String: String], after delay: Duration) async throws {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    spawnClosesDescriptors(from: 3, &actions)
+    let pid = try spawnChild(strata, arguments, environment: environment, searchingPath: false, &actions)
+    let deadline = ContinuousClock.now + delay
+    var status: Int32 = 0
+    while ContinuousClock.now < deadline {
+        if waitpid(pid, &status, WNOHANG) == pid { return }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    kill(pid, SIGKILL)
+    while waitpid(pid, &status, WNOHANG) == 0 { try await Task.sleep(for: .milliseconds(2)) }
+}
