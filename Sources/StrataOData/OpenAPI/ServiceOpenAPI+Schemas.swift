@@ -111,7 +111,7 @@ extension ServiceOpenAPI {
 }
 
 extension OpenAPISchema {
-    init(anyOf: [OpenAPISchema], description: String? = nil) {
+    package init(anyOf: [OpenAPISchema], description: String? = nil) {
         self.init(description: description)
         self.anyOf = anyOf
     }

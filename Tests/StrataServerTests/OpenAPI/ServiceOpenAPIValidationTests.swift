@@ -6,7 +6,7 @@ import StrataCore
 import Testing
 
 /// openapi-spec-validator accepts every demo service's document, JSON and YAML, as an anonymous
-/// caller and as an editor reads it (issue 41, point 4). The validator lives in a pinned virtualenv
+/// caller and as an editor reads it, and the server's own `/openapi.json` (issue 41, point 4). The validator lives in a pinned virtualenv
 /// (Fixtures/openapi-tools; `.ci/run` makes it, a test run without it makes it first, which needs PyPI).
 @Suite("OpenAPI: documents pass openapi-spec-validator")
 struct ServiceOpenAPIValidationTests {
@@ -25,7 +25,7 @@ struct ServiceOpenAPIValidationTests {
         return Dictionary(uniqueKeysWithValues: verdicts.map { ($0.key, $0.value.stringValue ?? "?") })
     }
 
-    @Test("Every demo service's document, for anonymous callers and for editors, in JSON and YAML", arguments: Backend.allCases)
+    @Test("Every demo service's document, for anonymous callers and for editors, and the server's own, in JSON and YAML", arguments: Backend.allCases)
     func demoDocuments(_ backend: Backend) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-openapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -50,6 +50,14 @@ struct ServiceOpenAPIValidationTests {
                         files.append(file.path)
                     }
                 }
+            }
+            // The server's own document.
+            for format in ["json", "yaml"] {
+                let response = try await client.get("/openapi.\(format)")
+                #expect(response.status == .ok)
+                let file = folder.appendingPathComponent("server.\(format)")
+                try Data(response.text.utf8).write(to: file)
+                files.append(file.path)
             }
             return files
         }
