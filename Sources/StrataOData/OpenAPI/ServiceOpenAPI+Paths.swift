@@ -17,10 +17,17 @@ extension ServiceOpenAPI {
         document.paths["/$metadata"] = withGet(metadata)
 
         var batch = OpenAPIOperation(operationId: "batch", summary: "Several requests in one: queries, and change sets that apply whole or not at all.")
-        var content = OpenAPIMap([("multipart/mixed", OpenAPIMediaType(schema: .string("A multipart/mixed batch with a boundary parameter.")))])
-        if isV4 { content["application/json"] = OpenAPIMediaType(schema: .object([("requests", .array(of: .object([])))], required: ["requests"])) }
+        let multipart = OpenAPIMediaType(schema: .string("A multipart/mixed batch with a boundary parameter."))
+        var content = OpenAPIMap([("multipart/mixed", multipart)])
+        var answers = content
+        if isV4 {
+            // V4's JSON batch: requests in, responses out.
+            content["application/json"] = OpenAPIMediaType(schema: .object([("requests", .array(of: .object([])))], required: ["requests"]))
+            answers["application/json"] = OpenAPIMediaType(schema: .object([("responses", .array(of: .object([])))], required: ["responses"]))
+        }
         batch.requestBody = OpenAPIRequestBody(content: content)
-        batch.responses["200"] = OpenAPIResponse(description: "The parts' answers, in the request's format.", content: content)
+        // V2 answers a batch 202 Accepted, V4 200 OK; each part carries its own status.
+        batch.responses[isV4 ? "200" : "202"] = OpenAPIResponse(description: "The parts' answers, in the request's format.", content: answers)
         batch.responses["default"] = error
         var item = OpenAPIPathItem()
         item.post = batch
