@@ -67,7 +67,10 @@ struct ServerEndpoint: Sendable {
         case .form(let schema):
             return OpenAPIMap([("application/x-www-form-urlencoded", OpenAPIMediaType(schema: schema)),
                                ("application/json", OpenAPIMediaType(schema: schema))])
-        case .text(let type): return OpenAPIMap([(type, OpenAPIMediaType(schema: .string()))])
+        case .text(let type):
+            // Tools parse a YAML body into its tree: a schema of "string" would not describe it.
+            let schema = type.hasSuffix("yaml") ? OpenAPISchema(description: "A YAML document.") : .string()
+            return OpenAPIMap([(type, OpenAPIMediaType(schema: schema))])
         case .bytes:
             var schema = OpenAPISchema.string("The bytes, of the blob's content type.")
             schema.format = "binary"

@@ -4,14 +4,17 @@ extension ServerOpenAPI {
     /// `/admin/…`, for callers holding the admin role for every service (``AdminRoutes`` lists the bodies).
     static var admin: [ServerEndpoint] {
         let tag = "admin"
-        func read(_ path: String, _ summary: String, query: [OpenAPIParameter] = []) -> ServerEndpoint {
-            ServerEndpoint("get", path, tag: tag, summary, query: query, answers: [("200", "The list.", .json(anyObject))])
+        func read(_ path: String, _ summary: String, query: [OpenAPIParameter] = [], schema: OpenAPISchema = anyObject) -> ServerEndpoint {
+            ServerEndpoint("get", path, tag: tag, summary, query: query, answers: [("200", "The list.", .json(schema))])
         }
         func write(_ method: String, _ path: String, _ summary: String, _ members: [String], status: String = "200") -> ServerEndpoint {
             ServerEndpoint(method, path, tag: tag, summary, body: .json(fields(members)), answers: [(status, "Done.", .json(anyObject))])
         }
-        func remove(_ path: String, _ summary: String, _ names: [String]) -> ServerEndpoint {
-            ServerEndpoint("delete", path, tag: tag, summary, query: names.map { .query($0, "Which one.") }, answers: [("204", "Removed.", nil)])
+        func remove(_ path: String, _ summary: String, _ names: [String], counted: Bool = false) -> ServerEndpoint {
+            // Rights are removed in numbers (all of a role's on a table, say): those answer how many.
+            ServerEndpoint("delete", path, tag: tag, summary, query: names.map { .query($0, "Which one.") },
+                           answers: counted ? [("200", "How many were removed.", .json(.object([("removed", OpenAPISchema(type: .integer))])))]
+                                            : [("204", "Removed.", nil)])
         }
         return [
             read("/admin/users", "Accounts with their roles."),
@@ -23,7 +26,7 @@ extension ServerOpenAPI {
             remove("/admin/roles", "Takes a role from an account.", ["username", "role", "service"]),
             read("/admin/grants", "Table rights.", query: [.query("service", "Only this service's.")]),
             write("post", "/admin/grants", "Grants a role rights on a table.", ["role", "service", "table", "actions", "filter"]),
-            remove("/admin/grants", "Revokes rights.", ["role", "service", "table", "actions"]),
+            remove("/admin/grants", "Revokes rights.", ["role", "service", "table", "actions"], counted: true),
             read("/admin/access", "Anonymous access per service."),
             write("put", "/admin/access", "Sets a service's anonymous access.", ["service", "anonymous"]),
             read("/admin/services", "Service settings."),
@@ -47,9 +50,10 @@ extension ServerOpenAPI {
                            body: .text("text/plain"), answers: [("200", "Applied.", .json(anyObject))]),
             remove("/admin/model", "Removes a service's model file.", ["service"]),
             write("post", "/admin/preview-token", "A short-lived read-only token holding exactly the given roles.", ["roles"], status: "201"),
-            read("/admin/container-grants", "Rights on blob containers."),
+            // The one list answered as a bare array (the console reads it so).
+            read("/admin/container-grants", "Rights on blob containers.", schema: list),
             write("post", "/admin/container-grants", "Grants a role rights on a container.", ["role", "container", "actions"]),
-            remove("/admin/container-grants", "Revokes rights on a container.", ["role", "container", "actions"]),
+            remove("/admin/container-grants", "Revokes rights on a container.", ["role", "container", "actions"], counted: true),
         ]
     }
 }
