@@ -62,9 +62,13 @@ struct ServiceOpenAPIValidationTests {
             return files
         }
         let verdicts = try await Self.validate(files)
-        #expect(verdicts.count == files.count)
+        // One verdict a file, and one a JSON document and its YAML twin (the same tree, read by PyYAML).
+        #expect(verdicts.count == files.count + files.count / 2, "\(verdicts.keys.sorted())")
         for file in files {
             #expect(verdicts[file] == "ok", "\(URL(fileURLWithPath: file).lastPathComponent): \(verdicts[file] ?? "no verdict")")
+        }
+        for (name, verdict) in verdicts where name.contains(" = ") {
+            #expect(verdict == "ok", "\(name): \(verdict)")
         }
     }
 }

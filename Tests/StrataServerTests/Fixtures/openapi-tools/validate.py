@@ -3,7 +3,9 @@
     validate.py FILE...
 
 Each FILE is JSON or YAML. Prints one JSON object: each file's name and "ok" or what is wrong
-(the validator's first errors). Exits 0 either way; the test reads the verdicts.
+(the validator's first errors); and for each X.json given with its X.yaml, "X.json = X.yaml" and
+"ok" when the two read as the same tree (PyYAML reading Strata's YAML emitter). Exits 0 either
+way; the test reads the verdicts.
 """
 import json
 import sys
@@ -25,4 +27,14 @@ def verdict(path):
     return "ok"
 
 
-print(json.dumps({path: verdict(path) for path in sys.argv[1:]}))
+def load(path):
+    with open(path, encoding="utf-8") as file:
+        return yaml.safe_load(file)
+
+
+verdicts = {path: verdict(path) for path in sys.argv[1:]}
+for path in sys.argv[1:]:
+    twin = path[: -len(".json")] + ".yaml" if path.endswith(".json") else None
+    if twin in sys.argv[1:]:
+        verdicts[f"{path} = {twin}"] = "ok" if load(path) == load(twin) else "the YAML reads as another tree"
+print(json.dumps(verdicts))
