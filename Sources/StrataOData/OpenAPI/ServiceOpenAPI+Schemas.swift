@@ -62,14 +62,20 @@ extension ServiceOpenAPI {
     /// A navigation property in an answer: expanded (`$expand`) or, in V2, deferred.
     private func navigationSchema(_ navigation: NavigationProperty, _ target: EntitySet) -> OpenAPISchema {
         let entity = OpenAPISchema.reference(Self.entityName(target))
+        // Only a 0..1 end can be null when expanded; a required one (1) always has its entity.
+        let optional = navigation.multiplicity == .zeroOrOne
         if isV4 {
-            return navigation.multiplicity == .many ? .array(of: entity) : entity.nullable
+            switch navigation.multiplicity {
+            case .many: return .array(of: entity)
+            case .zeroOrOne: return entity.nullable
+            case .one: return entity
+            }
         }
         let deferred = OpenAPISchema.reference("Deferred")
         if navigation.multiplicity == .many {
             return OpenAPISchema(anyOf: [deferred, .object([("results", .array(of: entity))], required: ["results"]), .array(of: entity)])
         }
-        return OpenAPISchema(anyOf: [deferred, entity, OpenAPISchema(type: .null)])
+        return OpenAPISchema(anyOf: [deferred, entity] + (optional ? [OpenAPISchema(type: .null)] : []))
     }
 
     /// A page of entities: V2's `{"d":{"results":[…],"__count","__next"}}`, V4's `{"value":[…]}` with `@odata.*`.
