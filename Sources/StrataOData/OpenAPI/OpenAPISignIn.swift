@@ -14,7 +14,7 @@ package struct OpenAPISignIn: Sendable, Equatable {
 
     package var schemes: OpenAPIMap<OpenAPISecurityScheme> {
         var authorization = baseURL + "/auth/sign-in"
-        if let service { authorization += "?service=" + (service.addingPercentEncodingForQuery ?? service) }
+        if let service { authorization += "?service=" + service.percentEncodedForQuery }
         return OpenAPIMap([
             ("bearer", .bearer(format: "JWT", description: "An access token from POST /auth/token (or a trusted issuer's JWT).")),
             ("basic", .basic(description: "An account's name and password.")),
@@ -34,8 +34,8 @@ package struct OpenAPISignIn: Sendable, Equatable {
 }
 
 extension String {
-    /// The string percent-encoded for a query's value.
-    fileprivate var addingPercentEncodingForQuery: String? {
+    /// The string with every byte but RFC 3986's unreserved ones percent-encoded, for a query's value.
+    fileprivate var percentEncodedForQuery: String {
         var out = ""
         for byte in utf8 {
             switch byte {
@@ -43,11 +43,10 @@ extension String {
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.append(Character(UnicodeScalar(byte)))
             default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
             }
         }
         return out
     }
-
-    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
 }
