@@ -75,11 +75,12 @@ package struct OpenAPIRequestBody: Codable, Sendable, Equatable {
     }
 }
 
-/// One answer: its description, headers and body by media type.
+/// One answer: its description, headers, body by media type, and the operations its values lead to.
 package struct OpenAPIResponse: Codable, Sendable, Equatable {
     package var description: String
     package var headers: OpenAPIMap<OpenAPIHeader>?
     package var content: OpenAPIMap<OpenAPIMediaType>?
+    package var links: OpenAPIMap<OpenAPILink>?
 
     package init(description: String, headers: OpenAPIMap<OpenAPIHeader>? = nil, content: OpenAPIMap<OpenAPIMediaType>? = nil) {
         self.description = description
@@ -105,5 +106,17 @@ package struct OpenAPIMediaType: Codable, Sendable, Equatable {
 
     package init(schema: OpenAPISchema) {
         self.schema = schema
+    }
+}
+
+/// An operation an answer leads to, with its parameters taken from the answer (`$response.body#/d/personID`):
+/// what a client, or a fuzzer's stateful phase, follows from a created entity to reading and changing it.
+package struct OpenAPILink: Codable, Sendable, Equatable {
+    package var operationId: String
+    package var parameters: OpenAPIMap<String>
+
+    package init(operationId: String, parameters: OpenAPIMap<String>) {
+        self.operationId = operationId
+        self.parameters = parameters
     }
 }

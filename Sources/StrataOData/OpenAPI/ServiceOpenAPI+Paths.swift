@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 import StrataIdentity
 
@@ -41,6 +42,7 @@ extension ServiceOpenAPI {
         var list = OpenAPIOperation(operationId: "\(name).list", summary: "Entities of \(name), a page at a time.", tags: tags,
                                     parameters: collectionOptions)
         list.responses["200"] = OpenAPIResponse(description: "A page of entities.", content: json(.reference(Self.collectionName(set))))
+        list.responses["200"]?.links = links(to: set, from: isV4 ? "/value/0" : "/d/results/0", reading: true)
         list.responses["default"] = error
         collection.get = list
         if capabilities.allows(.insert, on: name) {
@@ -48,6 +50,7 @@ extension ServiceOpenAPI {
             create.requestBody = OpenAPIRequestBody(content: json(.reference(Self.createName(set))))
             create.responses["201"] = OpenAPIResponse(description: "The entity as stored.", headers: entityHeaders(location: true),
                                                       content: json(single(set)))
+            create.responses["201"]?.links = links(to: set, from: isV4 ? "" : "/d")
             create.responses["204"] = OpenAPIResponse(description: "Stored (Prefer: return=minimal).", headers: entityHeaders(location: true))
             create.responses["default"] = error
             collection.post = create
@@ -99,6 +102,20 @@ extension ServiceOpenAPI {
             item.parameters = keys
             document.paths["\(keyPath)/\(navigation.name)"] = item
         }
+    }
+
+    /// Links from an answer holding an entity of `set` at the JSON pointer `pointer` to the
+    /// operations on that entity by key: reading it, and (unless `reading`) changing and deleting it.
+    private func links(to set: EntitySet, from pointer: String, reading: Bool = false) -> OpenAPIMap<OpenAPILink> {
+        let keys = OpenAPIMap(model.entityType(of: set).keyNames.map { key in
+            (key, "$response.body#\(pointer)/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1"))
+        })
+        var operations = ["get"]
+        if !reading {
+            if capabilities.allows(.update, on: set.name) { operations += ["update", "replace"] }
+            if capabilities.allows(.delete, on: set.name) { operations.append("delete") }
+        }
+        return OpenAPIMap(operations.map { ($0, OpenAPILink(operationId: "\(set.name).\($0)", parameters: keys)) })
     }
 
     private func change(_ set: EntitySet, _ operationId: String, _ summary: String) -> OpenAPIOperation {

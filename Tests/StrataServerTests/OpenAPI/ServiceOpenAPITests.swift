@@ -74,6 +74,13 @@ struct ServiceOpenAPITests {
                 let required = document["components"]?["schemas"]?["Person.create"]?["required"]?.arrayValue?.compactMap(\.stringValue)
                 #expect(required == ["firstName", "lastName"], "\(who)")
             }
+            // Links lead from a created entity to its key's operations, and from a page to reading its first entity.
+            let created = editor["paths"]?["/Person"]?["post"]?["responses"]?["201"]?["links"]
+            #expect(Set(created?.objectValue?.map(\.key) ?? []) == ["get", "update", "replace", "delete"])
+            #expect(created?["update"]?["parameters"]?["personID"]?.stringValue == "$response.body#/d/personID")
+            let listed = anonymous["paths"]?["/Person"]?["get"]?["responses"]?["200"]?["links"]
+            #expect(listed?.objectValue?.map(\.key) == ["get"])
+            #expect(listed?["get"]?["parameters"]?["personID"]?.stringValue == "$response.body#/d/results/0/personID")
             // V2 verbose JSON is the demo's default: {"d": …}, Int32 as a number, dates as /Date(ms)/.
             #expect(anonymous["components"]?["schemas"]?["Person.collection"]?["properties"]?["d"] != nil)
             #expect(anonymous["components"]?["schemas"]?["Person"]?["properties"]?["createDate"]?["pattern"]?.stringValue?.contains("Date") == true)
