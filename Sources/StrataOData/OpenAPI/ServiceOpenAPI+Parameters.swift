@@ -41,6 +41,17 @@ extension ServiceOpenAPI {
         return schema
     }
 
+    /// A read's preferences: a delta link (the change feed, docs/FEED.md) and a smaller page.
+    var readPreferences: OpenAPIParameter {
+        var schema = OpenAPISchema.string()
+        schema.examples = [.string("odata.track-changes"), .string("odata.maxpagesize=50")]
+        return OpenAPIParameter(name: "Prefer", in: .header,
+                                description: "odata.track-changes: the last page carries a delta link (\(isV4 ? "@odata.deltaLink" : "__delta")) "
+                                    + "to the changes after this read, where the service tracks the set's changes; "
+                                    + "odata.maxpagesize=N: pages of at most N entities.",
+                                schema: schema)
+    }
+
     /// `If-Match`: the entity's ETag, or `*`; required where the service says so (428 otherwise).
     var ifMatch: OpenAPIParameter {
         OpenAPIParameter(name: "If-Match", in: .header,

@@ -40,7 +40,7 @@ extension ServiceOpenAPI {
         let tags = [name]
         var collection = OpenAPIPathItem()
         var list = OpenAPIOperation(operationId: "\(name).list", summary: "Entities of \(name), a page at a time.", tags: tags,
-                                    parameters: collectionOptions)
+                                    parameters: collectionOptions + [readPreferences])
         list.responses["200"] = OpenAPIResponse(description: "A page of entities.", content: json(.reference(Self.collectionName(set))))
         list.responses["200"]?.links = links(to: set, from: isV4 ? "/value/0" : "/d/results/0", reading: true)
         list.responses["default"] = error
