@@ -56,6 +56,9 @@ private func p(_ path: String) -> QueryExpression { .property(PropertyPath(path)
         ("$apply=aggregate(a with Custom.x as Y)", 501, "custom aggregation methods"),
         ("$apply=aggregate(a with sum from b with max as Y)", 501, "from is not supported"),
         ("$apply=Self.f()", 501, "custom set transformations"),
+        // Without its parentheses a qualified name is no transformation: malformed, not unimplemented.
+        ("$apply=Ii.E'", 400, "expected '(' after"),
+        ("$apply=rollup", 400, "expected '(' after"),
         ("$compute=a mul 2", 400, "expected 'as'"),
     ] as [(String, Int, String)])
     func refusals(query: String, status: Int, message: String) {

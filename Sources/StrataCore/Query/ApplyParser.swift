@@ -77,6 +77,9 @@ struct ApplyParser {
             throw error("expected a transformation", hint: Self.supported)
         }
         if name.contains(".") {
+            // `Namespace.Name(…)` is a custom transformation, valid but not implemented (501); a
+            // qualified name without its parentheses is no transformation at all (400).
+            try requireOpening(name)
             throw Self.notImplemented(option, "custom set transformations such as \(QuerySyntaxError.quoted(name)) are not supported", column: column)
         }
         switch name {
@@ -115,6 +118,7 @@ struct ApplyParser {
             return name == "top" ? .top(count) : .skip(count)
         default:
             if Self.unimplemented.contains(name) || name == "rollup" {
+                try requireOpening(name)
                 throw Self.notImplemented(option, "the transformation \(name) is not supported", column: column)
             }
             let lowered = name.lowercased()
@@ -465,6 +469,15 @@ struct ApplyParser {
         skipSpaces()
         guard current == "(" else { throw error("expected '(' after \(name)") }
         index += 1
+    }
+
+    /// 400 unless `(` follows `name` (left unread): what makes a name a call of the transformation.
+    private mutating func requireOpening(_ name: String) throws(ODataError) {
+        skipSpaces()
+        guard current == "(" else {
+            let found = current.map { ", found \(QuerySyntaxError.quoted(String($0)))" } ?? ", but the text ends"
+            throw error("expected '(' after \(QuerySyntaxError.quoted(name))" + found)
+        }
     }
 
     private mutating func close(_ name: String) throws(ODataError) {

@@ -28,7 +28,9 @@ struct ODataEndpoint: Sendable {
             throw ODataError.notFound("There is no service named '\(serviceName)'."
                                       + (usable.isEmpty ? "" : " Services: \(usable.joined(separator: ", "))."))
         }
-        let url = try ODataRequestURL(rawPath: request.uri.path, rawQuery: request.uri.query)
+        // `openapi.json` is not an OData name (it has a dot); the document is asked of the service's root.
+        let document = Self.openAPIDocument(rawPath: request.uri.path)
+        let url = try ODataRequestURL(rawPath: document?.root ?? request.uri.path, rawQuery: request.uri.query)
         let method = try Self.effectiveMethod(request.method, headers: request.headers)
         let version = ContentNegotiation.version(Self.versionRequest(request.headers, url: url),
                                                  serviceDefault: service.settings.odataVersion, serviceMaximum: service.maxProtocolVersion)
@@ -49,6 +51,11 @@ struct ODataEndpoint: Sendable {
         limits.timeout = service.settings.statementTimeout(server: limits.timeout)
         return try await StatementLimits.$current.withValue(limits) {
             do {
+                if let document {
+                    context.setRoute("odata.openapi")
+                    try requireRead(call)
+                    return try await openAPI(call, yaml: document.yaml, authorizer: authorizer(for: call))
+                }
                 return try await respond(to: call, body: body, context: context)
             } catch where call.version.isV4 {
                 // A V4 client reads V4's error body; V1 and V2 errors are written by ErrorMiddleware.
@@ -183,7 +190,7 @@ struct ODataEndpoint: Sendable {
         return ODataResponse.json(ServiceDocument.json(for: model), version: call.version, headRequest: call.isHead)
     }
 
-    private func requireRead(_ call: ODataCall) throws(ODataError) {
+    func requireRead(_ call: ODataCall) throws(ODataError) {
         guard call.method == .get || call.method == .head else {
             throw .methodNotAllowed("\(call.method.rawValue) is not supported on this resource; it can be read with GET.")
         }

@@ -52,6 +52,16 @@ enum Routes {
             return ODataResponse.json(serviceList(try await runtime.services(usableBy: context.principal)), version: nil)
         }
 
+        for name in ServerOpenAPI.documentNames.sorted() {
+            router.get(RouterPath("/" + name)) { request, context in
+                context.setRoute("openapi")
+                let document = ServerOpenAPI.document(baseURL: runtime.baseURL(for: request), withAccounts: runtime.auth != nil)
+                let yaml = name.hasSuffix(".yaml")
+                return ODataResponse.body(yaml ? try document.yaml() : try document.json(),
+                                          headers: [.contentType: yaml ? "application/yaml" : ODataResponse.jsonContentType], headRequest: false)
+            }
+        }
+
         BlobRoutes.register(on: router, blobs: runtime.blobs)
         ConsoleRoutes.register(on: router)
 

@@ -35,7 +35,8 @@ struct StrataResponder: HTTPResponder {
     static func isServicePath(_ path: some StringProtocol) -> Bool {
         let first = ODataRequestURL.firstSegment(of: path)
         guard !first.isEmpty else { return false }
-        return !ServiceName.reserved.contains(String(path[first]))
+        let name = String(path[first])
+        return !ServiceName.reserved.contains(name) && !ServerOpenAPI.documentNames.contains(name)
     }
 }
 
