@@ -10,8 +10,8 @@ import StrataClient
 
 enum ReadmeSnippets {
 
-    static func snippetAtLine127(password: String) async throws {
-#sourceLocation(file: "README.md", line: 128)
+    static func snippetAtLine126(password: String) async throws {
+#sourceLocation(file: "README.md", line: 127)
 
         let session = AuthSession(serverURL: URL(string: "http://127.0.0.1:8080/")!)
         try await session.signIn(username: "editor", password: password)
@@ -38,8 +38,8 @@ enum ReadmeSnippets {
         use(replica)
     }
 
-    static func snippetAtLine168(session: AuthSession, presenter: SignInPresenter) async throws {
-#sourceLocation(file: "README.md", line: 168)
+    static func snippetAtLine167(session: AuthSession, presenter: SignInPresenter) async throws {
+#sourceLocation(file: "README.md", line: 167)
         try await session.signIn(with: "google", redirectURI: URL(string: "com.example.hockey:/signed-in")!,
                                  presenter: presenter)
         let email = try await session.claims?.claims["email"]        // what the provider's rules passed on
