@@ -89,6 +89,12 @@ import Testing
         let read = try Self.read(spaced, chunk: 1)
         #expect(read.tables.map(\.rows) == [[[.int32(1)], [.int32(2)]]])
         #expect(read.token == "t")
+        // Several tables with whitespace between them: a chunk may end after the comma, or inside the space.
+        let table = #"{ "name" : "T" , "fields" : [ {"name":"k","type":"Edm.Int32","key":true} ] , "rows" : [ [ 1 ] ] }"#
+        let several = Array("{ \"tables\" : [ \(table) ,  \n \(table) , \(table) ] }".utf8)
+        for size in 1 ... 7 {
+            #expect(try Self.read(several, chunk: size).tables.map(\.rows) == Array(repeating: [[ODataValue.int32(1)]], count: 3), "chunks of \(size)")
+        }
     }
 
     @Test("Truncated, malformed or out-of-order documents are refused with what is wrong")

@@ -152,13 +152,13 @@ public struct CompactTableReader: Sendable {
                 phase = .members(.document, first: false)
                 return true
             }
+            let start = position
             if !first {
                 guard byte == UInt8(ascii: ",") else { throw DataTableFormatError("expected ',' or ']' between tables") }
                 position += 1
-                phase = .tables(first: false)
                 skipWhitespace()
                 guard position < buffer.count else {
-                    position -= 1
+                    position = start
                     return false
                 }
             }
