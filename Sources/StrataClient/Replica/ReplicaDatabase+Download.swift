@@ -89,12 +89,20 @@ extension ReplicaDatabase {
         URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(Self.downloadPrefix + UUID().uuidString + ".part")
     }
 
-    /// Removes the downloads a killed process left in the directory.
+    /// Removes the downloads a killed process left in the directory: a whole one being read
+    /// (`download-….part`), or one still arriving — the connection's hidden file beside it
+    /// (`.download-….part.….download`, see DownloadFile).
     static func removeDownloads(in directory: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where name.hasPrefix(downloadPrefix) && name.hasSuffix(".part") {
+        for name in names where isDownload(name) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
+    }
+
+    /// Whether a file name in a replica's directory is a download's (see ``removeDownloads(in:)``).
+    static func isDownload(_ name: String) -> Bool {
+        (name.hasPrefix(downloadPrefix) && name.hasSuffix(".part"))
+            || (name.hasPrefix("." + downloadPrefix) && name.hasSuffix(".download"))
     }
 
     static let downloadPrefix = "download-"

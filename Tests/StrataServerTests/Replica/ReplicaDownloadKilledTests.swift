@@ -32,18 +32,18 @@ struct ReplicaDownloadKilledTests {
             let adapter = RemoteDataAdapter(connection: connection, service: "big")
             let sync = ["sync", directory.path, "--server", connection.baseURL.absoluteString, "--service", "big", "--tables", "Row"]
 
-            // What a killed run left: the rows and the token, and whether it was cut off in the
-            // middle of a download (its file was still there).
-            func look() async throws -> (rows: [ReplicaRow], token: String?, midDownload: Bool) {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-                let midDownload = names.contains { $0.hasPrefix("download-") }
+            // What a killed run left: the rows and the token, and where a download was cut off —
+            // while it arrived (the connection's hidden file) or while it went in (the whole file).
+            func look() async throws -> (rows: [ReplicaRow], token: String?, cut: String?) {
+                let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(ReplicaDatabase.isDownload)
+                let cut = names.isEmpty ? nil : names.contains { $0.hasPrefix(".") } ? "cut arriving" : "cut going in"
                 let replica = try await Replica.open(at: directory, adapter: adapter, tables: [ReplicaTable("Row")])
                 let rows = try await replica.rows("Row")
                 let token = await replica.state.tables["Row"]?.token
                 await replica.close()
-                #expect(!((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).contains { $0.hasPrefix("download-") },
-                        "opening removes a killed download's file")
-                return (rows, token, midDownload)
+                #expect(!((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).contains(where: ReplicaDatabase.isDownload),
+                        "opening removes a killed download's files")
+                return (rows, token, cut)
             }
 
             // The first download: timed, then killed at moments through it.
@@ -60,15 +60,15 @@ struct ReplicaDownloadKilledTests {
                 let left = try await look()
                 #expect(left.rows.isEmpty || left.rows.count == Self.rows, "a partial table: \(left.rows.count) rows")
                 #expect(left.rows.isEmpty == (left.token == nil), "rows without a token, or a token without rows")
-                downloads.append(left.rows.isEmpty ? (left.midDownload ? "cut" : "before") : "whole")
+                downloads.append(left.rows.isEmpty ? (left.cut ?? "before") : "whole")
                 index += 1
                 // None landed in the download (a loaded machine runs at another pace): later or earlier moments.
-                if index == fractions.count, fractions.count < 14, !downloads.contains("cut") {
+                if index == fractions.count, fractions.count < 14, !downloads.contains(where: { $0.hasPrefix("cut") }) {
                     fractions += downloads.contains("whole") ? [0.2, 0.3, 0.4, 0.45] : [0.97, 1.0, 1.1, 1.3]
                 }
             }
             print("strata sync killed during a download of \(Self.rows) rows (run \(run)): \(downloads)")
-            #expect(downloads.contains("cut"), "no kill landed while the download was being received or applied: \(downloads)")
+            #expect(downloads.contains { $0.hasPrefix("cut") }, "no kill landed while the download was being received or applied: \(downloads)")
             let completed = try await ChildProcess.run(strata, sync, environment: environment)
             #expect(completed.status == 0, "\(completed.output)\(completed.errors)")
             #expect(try await look().rows.count == Self.rows)
