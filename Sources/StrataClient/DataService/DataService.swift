@@ -89,6 +89,14 @@ public struct DataService: Sendable {
         return try await connection.send(request, progress: progress).requireSuccess()
     }
 
+    /// Sends a request like ``send(_:progress:)`` and writes a successful answer's body to `file` as
+    /// it arrives (``Connection/download(_:to:progress:)``): a large answer never sits in memory.
+    func download(_ request: StrataRequest, to file: URL, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) {
+        var request = request
+        VersionHeaders(version: maxVersion).add(to: &request)
+        try await connection.download(request, to: file, progress: progress).requireSuccess()
+    }
+
     /// The connection-relative path of a resource below the service root, with a query string.
     public func path(_ resource: ResourcePath, options: QueryOptions = QueryOptions()) -> String {
         let query = options.queryText(for: maxVersion)

@@ -111,9 +111,8 @@ extension RemoteDataAdapter {
     /// offline replica inserts its rows as it reads them). A failed transfer leaves no file.
     func downloadTrackedTable(_ name: String, where filter: String?, to file: URL,
                               progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) {
-        var request = StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: [], extra: "track=1"))
-        VersionHeaders(version: dataService.maxVersion).add(to: &request)
-        _ = try await dataService.connection.download(request, to: file, progress: progress).requireSuccess()
+        let request = StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: [], extra: "track=1"))
+        try await dataService.download(request, to: file, progress: progress)
     }
 
     /// The table, with its token when `track`.

@@ -124,16 +124,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// `BEGIN IMMEDIATE` takes the write lock first, so a transaction never fails halfway for
     /// want of it.
     func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try prepared("BEGIN IMMEDIATE").run()
-        do {
-            let value = try body()
-            try prepared("COMMIT").run()
-            return value
-        } catch {
-            // After a failed COMMIT SQLite may have rolled back already; a second rollback then fails harmlessly.
-            try? prepared("ROLLBACK").run()
-            throw error
-        }
+        try transaction(body, failure: { $0 })
     }
 
     /// A transaction whose body fails with errors of its own kind (a download read as it goes in);
@@ -154,6 +145,7 @@ final class SQLiteConnection: @unchecked Sendable {
         do {
             try prepared("COMMIT").run()
         } catch {
+            // After a failed COMMIT SQLite may have rolled back already; a second rollback then fails harmlessly.
             try? prepared("ROLLBACK").run()
             throw failure(error)
         }
