@@ -63,25 +63,22 @@ struct SQLitePoolTests {
         let waits = Mutex<[Duration]>([])
         let recorder = PoolWaitRecorder { waited in waits.withLock { $0.append(waited) } }
         try await Self.withDatabase(readers: 1, scanners: 1, poolWaits: recorder) { database, _ in
-            let (holding, held) = AsyncStream<Void>.makeStream()
-            let released = Mutex<ContinuousClock.Instant?>(nil)
-            let first = Task {
-                try await database.transaction { _ in
-                    held.yield()
-                    try await Task.sleep(for: .milliseconds(300))
-                    released.withLock { $0 = .now }
+            // The first transaction holds the writer until the second is seen queued, then 200 ms
+            // more: however late either task runs, the second waited at least those 200 ms.
+            let second = try await database.transaction { _ in
+                let second = Task { try await database.transaction { _ in } }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while database.queuedWrites == 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(2))
                 }
+                #expect(database.queuedWrites == 1, "the second transaction queues for the writer")
+                try await Task.sleep(for: .milliseconds(200))
+                return second
             }
-            for await _ in holding { break }
-            // On a loaded machine this task may resume well after the first took the writer: the
-            // wait it must hear is the part of the hold that it spent queued, measured here.
-            let asked = ContinuousClock.now
-            try await database.transaction { _ in }
-            try await first.value
-            let queued = try #require(released.withLock { $0 }) - asked
+            try await second.value
             let recorded = waits.withLock { $0 }
             #expect(recorded.count == 2)
-            #expect(queued <= .zero || recorded.contains { $0 >= queued - .milliseconds(50) }, "queued \(queued), heard \(recorded)")
+            #expect(recorded.contains { $0 >= .milliseconds(200) }, "heard \(recorded)")
         }
     }
 

@@ -84,6 +84,9 @@ package final class SQLiteDatabase: Database {
     /// How many connections the file has open now (writer, readers, scanners, health check).
     var openConnections: Int { writer.openedCount + readers.openedCount + scanners.openedCount + 1 }
 
+    /// How many transactions are queued for the writer.
+    var queuedWrites: Int { writer.waitingCount }
+
     private static func openConnection(path: String) throws -> SQLiteHandle {
         let handle = try SQLiteHandle(path: path)
         do {

@@ -144,6 +144,9 @@ final class SQLiteHandlePool: Sendable {
     /// How many connections exist or are being opened.
     var openedCount: Int { state.withLock { $0.opened } }
 
+    /// How many callers are queued for a connection.
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Marks the pool closed and hands back the idle connections for closing.
     /// Connections in use are returned to callers still running; the server stops requests first.
     func drain() -> [Connection] {
