@@ -163,4 +163,25 @@ struct ValueEncodingTests {
             .compactMap { ODataDateTime.parse($0)?.formatted(dateTimeSeparator: " ", alwaysFraction: true) }
         #expect(ordered == ordered.sorted())
     }
+
+    @Test("Formatting writes each calendar field at its width, the fraction as milliseconds or microseconds, over the whole range")
+    func dateTimeFormattingOverTheRange() throws {
+        var generator = SystemRandomNumberGenerator()
+        let samples = (0..<2_000).map { _ in Int64.random(in: ODataDateTime.supportedRange, using: &generator) }
+            + [ODataDateTime.supportedRange.lowerBound, ODataDateTime.supportedRange.upperBound, 0, -1, 1_000, 86_400_000_000]
+        for micros in samples {
+            let instant = ODataDateTime(microsecondsSince1970: micros)
+            let c = instant.components
+            func digits(_ value: Int, _ width: Int) -> String {
+                String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+            }
+            let whole = "\(digits(c.year, 4))-\(digits(c.month, 2))-\(digits(c.day, 2))T\(digits(c.hour, 2)):\(digits(c.minute, 2)):\(digits(c.second, 2))"
+            let fraction = c.microsecond % 1000 == 0 ? "." + digits(c.microsecond / 1000, 3) : "." + digits(c.microsecond, 6)
+            #expect(instant.formatted(dateTimeSeparator: "T", alwaysFraction: true) == whole + fraction)
+            #expect(instant.isoString == whole + (c.microsecond == 0 ? "" : fraction))
+            #expect(ODataDateTime.parse(instant.isoString) == instant, "\(instant.isoString) reads back")
+        }
+        // Outside the supported years the text still carries the year whole.
+        #expect(ODataDateTime(microsecondsSince1970: ODataDateTime.supportedRange.upperBound + 86_400_000_000).isoString.hasPrefix("10000-01-01"))
+    }
 }

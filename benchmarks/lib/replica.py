@@ -132,6 +132,7 @@ def measure_target(target, directory):
     for _ in range(common.REPEAT):
         downloads.append(run_phase(target, directory, "download"))
     entry["download"] = {"runs": downloads, "sync_s": median(r["sync_s"] for r in downloads),
+                         "apply_s": median(r.get("apply_s") for r in downloads),
                          "rows_per_s": median(r["rows_per_s"] for r in downloads), "rows": downloads[-1]["rows"],
                          "database_bytes": downloads[-1]["after_database_bytes"],
                          "wal_bytes": downloads[-1]["after_wal_bytes"]}
@@ -158,6 +159,7 @@ def measure_target(target, directory):
     for round_ in range(common.REPEAT):
         deltas.append(run_phase(target, directory, "delta", "--delta-rows", str(DELTA_ROWS), "--tag", f"{round_}{int(time.time())}"))
     entry["delta"] = {"runs": deltas, "rows": DELTA_ROWS, "sync_s": median(r["sync_s"] for r in deltas),
+                      "apply_s": median(r.get("apply_s") for r in deltas),
                       "rows_per_s": median(r["rows_per_s"] for r in deltas),
                       "server_update_s": median(r["server_update_s"] for r in deltas),
                       "wal_bytes": deltas[-1]["after_wal_bytes"]}
@@ -241,6 +243,9 @@ def markdown(results):
     runs = s.get("open_runs")
     row("first download: `sync()` of an empty replica, s (rows/s)",
         lambda e: f"{e['download']['sync_s']:.2f} s ({num(e['download']['rows_per_s'])} rows/s, {e['download']['rows']:,} rows)")
+    row("… of which reading the downloaded file into the local database (`SyncReport.applyDuration`), s (rows/s)",
+        lambda e: "—" if e["download"].get("apply_s") is None else
+        f"{e['download']['apply_s']:.2f} s ({num(e['download']['rows'] / e['download']['apply_s'])} rows/s)")
     row(f"cold open of the {s.get('scale', 0):,}-row replica in a new process, page cache warm (goal < 1 s), median of {runs}",
         lambda e: ms(e["open"]["warm"]["open_ms"]))
     row("the same with the database dropped from the page cache first (read from the disk)",
@@ -253,6 +258,8 @@ def markdown(results):
         lambda e: f"{ms(e['open_after_delta']['open_ms'])} ({e['open_after_delta']['before_open_wal_bytes'] / 1e6:.1f} MB write-ahead log)")
     row(f"applying a {s.get('delta_rows', 0):,}-row delta: `sync()` (goal < 1 s), rows/s",
         lambda e: f"{ms(e['delta']['sync_s'] * 1000)} ({num(e['delta']['rows_per_s'])} rows/s)")
+    row(f"… of which applying the delta's pages to the local database (`SyncReport.applyDuration`, goal ≤ 100 ms)",
+        lambda e: "—" if e["delta"].get("apply_s") is None else ms(e["delta"]["apply_s"] * 1000))
     row(f"… the server's `applyChanges` of those {s.get('delta_rows', 0):,} updates (another client, not the replica)",
         lambda e: ms(e["delta"]["server_update_s"] * 1000))
     row(f"local write → event on `events()`, p50 / p99 over {s.get('writes')} writes (goal p99 < 16 ms)",

@@ -19,6 +19,9 @@ public struct SyncReport: Sendable, Hashable {
     public var removed = 0
     /// Tables downloaded whole: the first sync, or a reload after the server forgot the token (410).
     public var reloaded: [String] = []
+    /// How long the pull spent writing what it received into the local database — downloads read
+    /// from their file and inserted, delta pages applied — apart from waiting for the server.
+    public var applyDuration: Duration = .zero
 }
 
 extension Replica {
@@ -48,6 +51,7 @@ extension Replica {
                 let pulled = try await pull(name)
                 report.received += pulled.received
                 report.removed += pulled.removed
+                report.applyDuration += pulled.applying
                 if pulled.reloaded { report.reloaded.append(name) }
             }
         } catch {
@@ -71,13 +75,13 @@ extension Replica {
     /// Each page is applied as it comes, in a transaction of its own, with the token only after the
     /// last: a sync cut off between pages reads the changes again from the old token, and applying
     /// a page twice changes nothing (its rows are current values, its deletions final).
-    func pull(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
+    func pull(_ name: String) async throws(ReplicaError) -> Pulled {
         let table = try shape(name)
         let definition = table.definition
         guard let token = table.token, table.isDownloaded else { return try await reload(name) }
         var request: StrataRequest? = adapter.deltaRequest(name, where: definition.filter, since: token)
         var pages = RemoteDataAdapter.DeltaPages()
-        var received = 0, removed = 0
+        var pulled = Pulled()
         while let next = request {
             let generation = generations[name, default: 0]
             let page: (tables: [CompactTable], token: String?, next: StrataRequest?)
@@ -90,24 +94,29 @@ extension Replica {
                 throw ReplicaError(.sync, "could not read the changes of \(name): \(error.message)", underlying: error)
             }
             // The live stream applied something newer meanwhile: this delta is older than the table.
-            guard generations[name, default: 0] == generation else { return (received, removed, false) }
-            guard let applied = try apply(page.tables, token: page.token, to: name, origin: .pull) else {
+            guard generations[name, default: 0] == generation else { return pulled }
+            let started = ContinuousClock.now
+            let applied = try apply(page.tables, token: page.token, to: name, origin: .pull)
+            pulled.applying += ContinuousClock.now - started
+            guard let applied else {
                 // Rows of another shape: the server's model changed, so read it again too.
                 serviceModel = nil
-                return try await reload(name)
+                var reloaded = try await reload(name)
+                reloaded.applying += pulled.applying
+                return reloaded
             }
-            received += applied.received
-            removed += applied.removed
+            pulled.received += applied.received
+            pulled.removed += applied.removed
             request = page.next
         }
-        return (received, removed, false)
+        return pulled
     }
 
     /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
     ///
     /// The answer goes to a file in the replica's directory as it arrives and its rows go into the
     /// database as the file is read, in one transaction: memory does not grow with the table.
-    func reload(_ name: String) async throws(ReplicaError) -> (received: Int, removed: Int, reloaded: Bool) {
+    func reload(_ name: String) async throws(ReplicaError) -> Pulled {
         let definition = try self.table(name).definition
         let generation = generations[name, default: 0]
         let document = database.downloadFile()
@@ -124,11 +133,21 @@ extension Replica {
             throw ReplicaError(.sync, "could not download \(name): \(error.message)", underlying: error)
         }
         let foreignKeys = await foreignKeys(of: name)
-        guard generations[name, default: 0] == generation else { return (0, 0, false) }
+        guard generations[name, default: 0] == generation else { return Pulled() }
         generations[name, default: 0] += 1
         let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
+        let started = ContinuousClock.now
         let received = try replace(name, document: document, foreignKeys: foreignKeys)
-        return (received, max(0, before - received), true)
+        return Pulled(received: received, removed: max(0, before - received), reloaded: true, applying: ContinuousClock.now - started)
+    }
+
+    /// What pulling one table did: rows received and removed, whether it was downloaded whole, and
+    /// the time spent writing it into the local database.
+    struct Pulled {
+        var received = 0
+        var removed = 0
+        var reloaded = false
+        var applying: Duration = .zero
     }
 
     /// Replaces a table with a downloaded `$tables` answer on disk, in one transaction; answers the

@@ -144,8 +144,8 @@ extension ReplicaDatabase {
         }
     }
 
-    /// The start of a table's replacement: its new fields, and an empty table with its indexes.
-    /// Answers the statement that inserts its rows; nil for a table the replica does not keep.
+    /// The start of a table's replacement: its new fields, and an empty table. Answers the
+    /// statement that inserts its rows; nil for a table the replica does not keep.
     func beginReplace(_ name: String, fields: [DataTableField], in state: inout ReplicaState) throws(SQLiteError) -> SQLiteStatement? {
         guard var table = state.tables[name] else { return nil }
         table.setFields(fields)
@@ -154,14 +154,15 @@ extension ReplicaDatabase {
         statements[name] = sql
         try connection.execute(ReplicaTableSQL.drop(name))
         try connection.execute(sql.create)
-        try createIndexes(table)
         return try connection.prepared(sql.upsert)
     }
 
-    /// The end of a table's replacement, once its rows are in: its token, and its rows with local
-    /// changes, whose server version goes aside while the local one shows.
+    /// The end of a table's replacement, once its rows are in: its declared indexes (built once
+    /// over all the rows, which is faster than keeping them up to date row by row), its token,
+    /// and its rows with local changes, whose server version goes aside while the local one shows.
     func endReplace(_ name: String, token: String?, in state: inout ReplicaState) throws(SQLiteError) {
-        guard let sql = statements[name] else { return }
+        guard let sql = statements[name], let table = state.tables[name] else { return }
+        try createIndexes(table)
         state.tables[name]?.token = token
         for key in state.pendingRows(of: name) {
             let row = ReplicaState.RowID(table: name, key: key)

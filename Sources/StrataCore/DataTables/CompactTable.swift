@@ -95,9 +95,10 @@ public struct CompactTable: Sendable, Hashable {
     }
 
     /// Reads one row: an array of one value per field, each decoded with its field's type.
-    static func row(_ json: JSONValue, fields: [DataTableField], at path: String) throws(DataTableFormatError) -> [ODataValue] {
+    /// - Parameter path: where the row is, for an error's message (built only for one).
+    static func row(_ json: JSONValue, fields: [DataTableField], at path: @autoclosure () -> String) throws(DataTableFormatError) -> [ODataValue] {
         guard case .array(let cells) = json, cells.count == fields.count else {
-            throw DataTableFormatError("\(path) must be an array of \(fields.count) values")
+            throw DataTableFormatError("\(path()) must be an array of \(fields.count) values")
         }
         var row: [ODataValue] = []
         row.reserveCapacity(cells.count)
@@ -105,7 +106,7 @@ public struct CompactTable: Sendable, Hashable {
             do {
                 row.append(try ODataJSON.decode(cell, as: field.type))
             } catch {
-                throw DataTableFormatError("\(path).\(field.name): \(error.message)")
+                throw DataTableFormatError("\(path()).\(field.name): \(error.message)")
             }
         }
         return row

@@ -315,7 +315,7 @@ public struct CompactTableReader: Sendable {
         skipWhitespace()
         guard let end = valueEnd(from: position) else { return nil }
         do {
-            let value = try JSONValue.parse(buffer[position ..< end])
+            let value = try JSONValue.parse(buffer, range: position ..< end)
             position = end
             return value
         } catch {

@@ -2,33 +2,40 @@
 struct JSONParser {
     let bytes: [UInt8]
     let maximumDepth: Int
-    var position = 0
+    /// Where the document starts and ends in `bytes`: a reader of a stream parses its values in
+    /// place, in the buffer they arrived in, instead of copying each out first.
+    let start: Int
+    let end: Int
+    var position: Int
     var depth = 0
     /// Members of the objects being parsed, innermost last. An object's members are gathered here
     /// and copied out once, at its exact size, instead of growing an array of their own (1, 2, 4, 8…).
     private var members: [(key: String, value: JSONValue)] = []
 
-    init(bytes: [UInt8], maximumDepth: Int) {
+    init(bytes: [UInt8], range: Range<Int>? = nil, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        start = range?.lowerBound ?? 0
+        end = range?.upperBound ?? bytes.count
+        position = start
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         // A UTF-8 byte order mark is tolerated at the start.
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        if end - start >= 3, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF { position = start + 3 }
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
-        guard position == bytes.count else { throw fail("unexpected text after the JSON value") }
+        guard position == end else { throw fail("unexpected text after the JSON value") }
         return value
     }
 
     private func fail(_ message: String) -> JSONParseError {
-        JSONParseError(message: message, offset: position)
+        JSONParseError(message: message, offset: position - start)
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count {
+        while position < end {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
             default: return
@@ -37,7 +44,7 @@ struct JSONParser {
     }
 
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        guard position < bytes.count else { throw fail("unexpected end of JSON") }
+        guard position < end else { throw fail("unexpected end of JSON") }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -52,7 +59,7 @@ struct JSONParser {
 
     private mutating func expectWord(_ word: StaticString) throws(JSONParseError) {
         let count = word.utf8CodeUnitCount
-        guard position + count <= bytes.count else { throw fail("unexpected end of JSON") }
+        guard position + count <= end else { throw fail("unexpected end of JSON") }
         let matches = word.withUTF8Buffer { expected in
             (0..<count).allSatisfy { bytes[position + $0] == expected[$0] }
         }
@@ -69,7 +76,7 @@ struct JSONParser {
         try enter()
         position += 1
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+        if position < end, bytes[position] == UInt8(ascii: "}") {
             position += 1
             depth -= 1
             return .object(JSONObject())
@@ -77,18 +84,18 @@ struct JSONParser {
         let first = members.count
         while true {
             skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            guard position < end, bytes[position] == UInt8(ascii: "\"") else {
                 throw fail("expected a quoted member name")
             }
             let key = try parseString()
             skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':' after member name") }
+            guard position < end, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':' after member name") }
             position += 1
             skipWhitespace()
             let value = try parseValue()
             members.append((key, value))
             skipWhitespace()
-            guard position < bytes.count else { throw fail("unexpected end of JSON inside an object") }
+            guard position < end else { throw fail("unexpected end of JSON inside an object") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
             if bytes[position] == UInt8(ascii: "}") { position += 1; break }
             throw fail("expected ',' or '}' in an object")
@@ -109,7 +116,7 @@ struct JSONParser {
         position += 1
         var items: [JSONValue] = []
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+        if position < end, bytes[position] == UInt8(ascii: "]") {
             position += 1
             depth -= 1
             return .array(items)
@@ -118,7 +125,7 @@ struct JSONParser {
             skipWhitespace()
             items.append(try parseValue())
             skipWhitespace()
-            guard position < bytes.count else { throw fail("unexpected end of JSON inside an array") }
+            guard position < end else { throw fail("unexpected end of JSON inside an array") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
             if bytes[position] == UInt8(ascii: "]") { position += 1; break }
             throw fail("expected ',' or ']' in an array")
@@ -130,22 +137,22 @@ struct JSONParser {
     private mutating func parseNumber() throws(JSONParseError) -> String {
         let start = position
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
+        guard position < end, isDigit(bytes[position]) else { throw fail("invalid number") }
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
         } else {
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            while position < end, isDigit(bytes[position]) { position += 1 }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+        if position < end, bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number: digits must follow '.'") }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            guard position < end, isDigit(bytes[position]) else { throw fail("invalid number: digits must follow '.'") }
+            while position < end, isDigit(bytes[position]) { position += 1 }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+        if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number: digits must follow the exponent") }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            if position < end, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < end, isDigit(bytes[position]) else { throw fail("invalid number: digits must follow the exponent") }
+            while position < end, isDigit(bytes[position]) { position += 1 }
         }
         return String(decoding: bytes[start..<position], as: UTF8.self)
     }
@@ -157,7 +164,7 @@ struct JSONParser {
         let start = position
         // Fast path: no escapes.
         var bits: UInt8 = 0
-        while position < bytes.count {
+        while position < end {
             let c = bytes[position]
             if c == UInt8(ascii: "\"") {
                 let end = position
@@ -180,7 +187,7 @@ struct JSONParser {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(position - start + 32)
         buffer.append(contentsOf: bytes[start..<position])
-        while position < bytes.count {
+        while position < end {
             let c = bytes[position]
             if c == UInt8(ascii: "\"") {
                 position += 1
@@ -196,7 +203,7 @@ struct JSONParser {
                 continue
             }
             position += 1
-            guard position < bytes.count else { break }
+            guard position < end else { break }
             let escape = bytes[position]
             position += 1
             switch escape {
@@ -211,7 +218,7 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800...0xDBFF).contains(scalar) {
-                    guard position + 6 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                    guard position + 6 <= end, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
                         throw fail("unpaired surrogate in \\u escape")
                     }
                     position += 2
@@ -233,7 +240,7 @@ struct JSONParser {
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard position + 4 <= bytes.count else { throw fail("truncated \\u escape") }
+        guard position + 4 <= end else { throw fail("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard let digit = ODataLiteral.hexValue(bytes[position]) else { throw fail("invalid \\u escape") }

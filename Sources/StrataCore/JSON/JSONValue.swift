@@ -61,6 +61,12 @@ public enum JSONValue: Sendable, Hashable {
         return try parser.parseDocument()
     }
 
+    /// Parses the complete JSON document at `range` of `bytes`, without copying it out.
+    static func parse(_ bytes: [UInt8], range: Range<Int>, maximumDepth: Int = 512) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, range: range, maximumDepth: maximumDepth)
+        return try parser.parseDocument()
+    }
+
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }

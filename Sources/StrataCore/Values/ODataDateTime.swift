@@ -65,6 +65,38 @@ public struct ODataDateTime: Sendable, Hashable, Comparable {
     /// Equal instants always format alike and the text sorts like the instants, so it can be stored as text.
     public func formatted(dateTimeSeparator: Character, alwaysFraction: Bool = false) -> String {
         let c = components
+        // Every row of a streamed table formats its dates here (the server writing, the offline
+        // replica storing): ASCII digits straight into the string's storage, no interpolation.
+        if (0...9999).contains(c.year), let separator = dateTimeSeparator.asciiValue {
+            let fraction = c.microsecond != 0 || alwaysFraction
+            let milliseconds = c.microsecond % 1000 == 0
+            let length = 19 + (fraction ? (milliseconds ? 4 : 7) : 0)
+            return String(unsafeUninitializedCapacity: length) { buffer in
+                func put(_ value: Int, _ width: Int, at end: Int) {
+                    var value = value
+                    for index in stride(from: end - 1, through: end - width, by: -1) {
+                        buffer[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                        value /= 10
+                    }
+                }
+                put(c.year, 4, at: 4)
+                buffer[4] = UInt8(ascii: "-")
+                put(c.month, 2, at: 7)
+                buffer[7] = UInt8(ascii: "-")
+                put(c.day, 2, at: 10)
+                buffer[10] = separator
+                put(c.hour, 2, at: 13)
+                buffer[13] = UInt8(ascii: ":")
+                put(c.minute, 2, at: 16)
+                buffer[16] = UInt8(ascii: ":")
+                put(c.second, 2, at: 19)
+                if fraction {
+                    buffer[19] = UInt8(ascii: ".")
+                    if milliseconds { put(c.microsecond / 1000, 3, at: 23) } else { put(c.microsecond, 6, at: 26) }
+                }
+                return length
+            }
+        }
         var text = "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))\(dateTimeSeparator)\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))"
         if c.microsecond != 0 || alwaysFraction {
             text += c.microsecond % 1000 == 0 ? ".\(pad(c.microsecond / 1000, 3))" : ".\(pad(c.microsecond, 6))"

@@ -301,6 +301,7 @@ final class Bench {
         let seconds = milliseconds(ContinuousClock.now - started) / 1000
         let after = memory()
         result["sync_s"] = seconds
+        result["apply_s"] = milliseconds(report.applyDuration) / 1000
         result["received"] = report.received
         result["reloaded"] = report.reloaded
         result["rows_per_s"] = Double(report.received) / seconds
@@ -373,6 +374,7 @@ final class Bench {
         let report = try await replica.sync()
         let seconds = milliseconds(ContinuousClock.now - started) / 1000
         result["sync_s"] = seconds
+        result["apply_s"] = milliseconds(report.applyDuration) / 1000
         result["received"] = report.received
         result["removed"] = report.removed
         result["reloaded"] = report.reloaded
