@@ -5,8 +5,9 @@ import FoundationNetworking
 
 extension Connection {
     /// Sends one request over URLSession and follows it to the end, emitting its events in order.
-    /// With a `destination`, a successful response's body goes to that file instead of memory.
-    func perform(_ request: StrataRequest, authorization: String?, destination: URL? = nil,
+    /// With a `destination`, a successful response's body goes to that file instead of memory;
+    /// `inPlace`, straight into it as it arrives (else into a file that replaces it at the end).
+    func perform(_ request: StrataRequest, authorization: String?, destination: URL? = nil, inPlace: Bool = false,
                  progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> StrataResponse {
         let url = try url(for: request.path)
         if let file = request.bodyFile, !FileManager.default.isReadableFile(atPath: file.path) {
@@ -37,7 +38,7 @@ extension Connection {
             timer.start { task.task.cancel() }
             let followed = await withTaskCancellationHandler {
                 task.task.resume()
-                return await follow(updates, of: sent, timer: timer, destination: destination, cancel: { task.task.cancel() },
+                return await follow(updates, of: sent, timer: timer, destination: destination, inPlace: inPlace, cancel: { task.task.cancel() },
                                     progress: progress)
             } onCancel: {
                 task.task.cancel()
@@ -75,7 +76,7 @@ extension Connection {
 
     /// Reads a task's updates until it completes, collecting the body (or writing it to
     /// `destination` when the status is a success) and reporting progress.
-    private func follow(_ updates: AsyncStream<TaskUpdate>, of sent: SentRequest, timer: IdleTimer, destination: URL?,
+    private func follow(_ updates: AsyncStream<TaskUpdate>, of sent: SentRequest, timer: IdleTimer, destination: URL?, inPlace: Bool,
                         cancel: @Sendable () -> Void,
                         progress: (@Sendable (TransferProgress) -> Void)?) async -> Result<StrataResponse, StrataError> {
         var head: ResponseHead?
@@ -96,7 +97,7 @@ extension Connection {
                 head = answer
                 if let destination, (200..<300).contains(answer.status) {
                     do {
-                        file = try DownloadFile(destination: destination)
+                        file = try DownloadFile(destination: destination, inPlace: inPlace)
                     } catch {
                         cancel()
                         return .failure(Self.fileError(error, sent: sent, destination: destination))

@@ -108,16 +108,24 @@ public actor Connection {
     ///   the file cannot be written.
     public func download(_ request: StrataRequest, to destination: URL,
                          progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(StrataError) -> StrataResponse {
-        try await send(request, destination: destination, progress: progress)
+        try await send(request, destination: destination, inPlace: false, progress: progress)
     }
 
-    private func send(_ request: StrataRequest, destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> StrataResponse {
+    /// Like ``download(_:to:progress:)``, but the body is written to `destination` itself as it
+    /// arrives, so that a reader can follow the file while it grows (each progress report comes
+    /// after its bytes are written); a failed transfer removes the file.
+    func download(_ request: StrataRequest, inPlace destination: URL,
+                  progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> StrataResponse {
+        try await send(request, destination: destination, inPlace: true, progress: progress)
+    }
+
+    private func send(_ request: StrataRequest, destination: URL?, inPlace: Bool = false, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) -> StrataResponse {
         let authenticator = request.isAuthenticated ? configuration.authenticator : nil
         let authorization = try await authenticator?.authorization()
-        let response = try await perform(request, authorization: authorization, destination: destination, progress: progress)
+        let response = try await perform(request, authorization: authorization, destination: destination, inPlace: inPlace, progress: progress)
         if response.status == 401, let authenticator, try await authenticator.refreshAfterRejection(of: authorization) {
             let fresh = try await authenticator.authorization()
-            return try await perform(request, authorization: fresh, destination: destination, progress: progress)
+            return try await perform(request, authorization: fresh, destination: destination, inPlace: inPlace, progress: progress)
         }
         return response
     }

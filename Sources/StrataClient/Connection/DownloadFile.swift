@@ -2,7 +2,8 @@ import Foundation
 
 /// The file a response body is written to as it arrives: a hidden temporary file beside the
 /// destination (same directory, so the final move is a rename on the same volume), which takes
-/// the destination's place only when the whole body is there.
+/// the destination's place only when the whole body is there — or, `inPlace`, the destination
+/// itself, for a reader that follows the file while it grows (the offline replica's download).
 ///
 /// Used by one transfer on the connection's executor only, so it needs no locking.
 final class DownloadFile {
@@ -11,10 +12,14 @@ final class DownloadFile {
     private let handle: FileHandle
     private var closed = false
 
-    init(destination: URL) throws {
+    private let inPlace: Bool
+
+    init(destination: URL, inPlace: Bool = false) throws {
         self.destination = destination
+        self.inPlace = inPlace
         let directory = destination.deletingLastPathComponent()
-        temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).download")
+        temporary = inPlace ? destination
+            : directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).download")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }
@@ -28,6 +33,7 @@ final class DownloadFile {
     /// Closes the file and moves it into place, replacing what was there.
     func commit() throws {
         try close()
+        if inPlace { return }
         if FileManager.default.fileExists(atPath: destination.path) {
             _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
         } else {

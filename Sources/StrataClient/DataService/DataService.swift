@@ -91,10 +91,14 @@ public struct DataService: Sendable {
 
     /// Sends a request like ``send(_:progress:)`` and writes a successful answer's body to `file` as
     /// it arrives (``Connection/download(_:to:progress:)``): a large answer never sits in memory.
-    func download(_ request: StrataRequest, to file: URL, progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) {
+    /// `inPlace`: written to `file` itself as it arrives (``Connection/download(_:inPlace:progress:)``).
+    func download(_ request: StrataRequest, to file: URL, inPlace: Bool = false,
+                  progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) {
         var request = request
         VersionHeaders(version: maxVersion).add(to: &request)
-        try await connection.download(request, to: file, progress: progress).requireSuccess()
+        let response = inPlace ? try await connection.download(request, inPlace: file, progress: progress)
+            : try await connection.download(request, to: file, progress: progress)
+        try response.requireSuccess()
     }
 
     /// The connection-relative path of a resource below the service root, with a query string.

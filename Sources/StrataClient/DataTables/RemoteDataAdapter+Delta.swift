@@ -108,11 +108,13 @@ extension RemoteDataAdapter {
 
     /// One narrowed table with its token, like ``trackedTable(_:where:select:progress:)``, written
     /// to `file` as it arrives instead of held in memory: read it with ``CompactTableReader`` (the
-    /// offline replica inserts its rows as it reads them). A failed transfer leaves no file.
-    func downloadTrackedTable(_ name: String, where filter: String?, to file: URL,
+    /// offline replica inserts its rows as it reads them, while the rest arrives: `inPlace`, the
+    /// file is written as the body comes, each progress report after its bytes). A failed transfer
+    /// leaves no file.
+    func downloadTrackedTable(_ name: String, where filter: String?, to file: URL, inPlace: Bool = false,
                               progress: (@Sendable (TransferProgress) -> Void)?) async throws(StrataError) {
         let request = StrataRequest(.get, Self.tablePath(dataService.rootPath, name, filter: filter, select: [], extra: "track=1"))
-        try await dataService.download(request, to: file, progress: progress)
+        try await dataService.download(request, to: file, inPlace: inPlace, progress: progress)
     }
 
     /// The table, with its token when `track`.

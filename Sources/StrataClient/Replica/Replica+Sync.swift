@@ -114,31 +114,85 @@ extension Replica {
 
     /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
     ///
-    /// The answer goes to a file in the replica's directory as it arrives and its rows go into the
-    /// database as the file is read, in one transaction: memory does not grow with the table.
+    /// The answer goes to a file in the replica's directory as it arrives, and its rows go from
+    /// that file into a staging table while the rest is still arriving, a transaction per few
+    /// megabytes (`TableDownload`): the download and the inserts
+    /// overlap, and memory does not grow with the table. The app sees the table as it was until
+    /// the last transaction makes the staging table the table; between the batches the replica
+    /// answers queries and takes local edits as usual.
     func reload(_ name: String) async throws(ReplicaError) -> Pulled {
         let definition = try self.table(name).definition
         let generation = generations[name, default: 0]
         let document = database.downloadFile()
         defer { try? FileManager.default.removeItem(at: document) }
-        do {
-            setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: 0, expectedBytes: nil) }
-            try await adapter.downloadTrackedTable(name, where: definition.filter, to: document) { [weak self] progress in
-                guard progress.direction == .download else { return }
-                Task { await self?.downloaded(name, progress) }
+        let download = TableDownload(name: name, document: document)
+        // Each report comes after its bytes are in the file; only the newest matters.
+        let (arrivals, arrived) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let adapter = self.adapter
+        setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: 0, expectedBytes: nil) }
+        let transfer = Task { () -> StrataError? in
+            defer { arrived.finish() }
+            do throws(StrataError) {
+                try await adapter.downloadTrackedTable(name, where: definition.filter, to: document, inPlace: true) { [weak self] progress in
+                    guard progress.direction == .download else { return }
+                    arrived.yield(progress.completedBytes)
+                    Task { await self?.downloaded(name, progress) }
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var applying: Duration = .zero
+        do throws(ReplicaError) {
+            let foreignKeys = await foreignKeys(of: name)
+            // The arrivals end with the transfer, or at once when this task is cancelled (which
+            // then cancels the transfer, below).
+            for await available in arrivals {
+                guard available - download.consumed >= Self.stagingBatch else { continue }
+                guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
+                let started = ContinuousClock.now
+                try database.stage(download, upTo: available, state: state)
+                applying += ContinuousClock.now - started
+            }
+            if Task.isCancelled { transfer.cancel() }
+            if let failed = await transfer.value {
+                throw ReplicaError(.sync, "could not download \(name): \(failed.message)", underlying: failed)
             }
             setStatus { $0.download = nil }
+            guard generations[name, default: 0] == generation, !closed else {
+                database.discard(download)
+                if closed { throw ReplicaError(.closed, "the replica was closed; open it again") }
+                return Pulled()
+            }
+            generations[name, default: 0] += 1
+            let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
+            let started = ContinuousClock.now
+            let received = try database.adopt(download, foreignKeys: foreignKeys, in: &state)
+            noteCommitted([name: Set<RowKey>?.none], origin: .pull)
+            applying += ContinuousClock.now - started
+            return Pulled(received: received, removed: max(0, before - received), reloaded: true, applying: applying)
         } catch {
+            transfer.cancel()
+            _ = await transfer.value
             setStatus { $0.download = nil }
-            throw ReplicaError(.sync, "could not download \(name): \(error.message)", underlying: error)
+            database.discard(download)
+            throw error
         }
-        let foreignKeys = await foreignKeys(of: name)
-        guard generations[name, default: 0] == generation else { return Pulled() }
-        generations[name, default: 0] += 1
-        let before = try state.tables[name].map { table throws(ReplicaError) in try database.serverCount(of: table, state: state) } ?? 0
-        let started = ContinuousClock.now
-        let received = try replace(name, document: document, foreignKeys: foreignKeys)
-        return Pulled(received: received, removed: max(0, before - received), reloaded: true, applying: ContinuousClock.now - started)
+    }
+
+    /// How much of a download arrives before its rows go into the staging table: a transaction
+    /// per half a megabyte or more (some 7,000 rows of a table of six columns), so that little is
+    /// left to insert once the last byte is in.
+    static let stagingBatch: Int64 = 512 << 10
+
+    /// Replaces a table with a downloaded `$tables` answer on disk, in one transaction; answers the
+    /// rows read. Observers hear of the whole table.
+    func replace(_ name: String, document: URL, foreignKeys: [[String]]) throws(ReplicaError) -> Int {
+        guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
+        let received = try database.replace(name, document: document, foreignKeys: foreignKeys, in: &state)
+        noteCommitted([name: Set<RowKey>?.none], origin: .pull)
+        return received
     }
 
     /// What pulling one table did: rows received and removed, whether it was downloaded whole, and
@@ -148,15 +202,6 @@ extension Replica {
         var removed = 0
         var reloaded = false
         var applying: Duration = .zero
-    }
-
-    /// Replaces a table with a downloaded `$tables` answer on disk, in one transaction; answers the
-    /// rows read. Observers hear of the whole table.
-    func replace(_ name: String, document: URL, foreignKeys: [[String]]) throws(ReplicaError) -> Int {
-        guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
-        let received = try database.replace(name, document: document, foreignKeys: foreignKeys, in: &state)
-        noteCommitted([name: Set<RowKey>?.none], origin: .pull)
-        return received
     }
 
     /// The table's foreign keys from the service's model (`$metadata`), each as its fields: the

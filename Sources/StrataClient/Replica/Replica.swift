@@ -71,6 +71,7 @@ public actor Replica {
         let lock = try ReplicaLock(directory: directory)
         let database = try ReplicaDatabase(directory: directory)
         ReplicaDatabase.removeDownloads(in: directory)
+        try database.dropStagingTables()
         var state: ReplicaState
         if try database.holdsReplica() {
             state = try database.load()

@@ -16,6 +16,11 @@ struct ReplicaTableSQL: Sendable {
     let selectServer: String
     let upsertServer: String
     let deleteServer: String
+    /// The columns and key of the table, as `CREATE TABLE` takes them: a download's staging table
+    /// is made with them, to become the table.
+    let body: String
+    /// `(columns) VALUES (?, …)`, after `INSERT OR REPLACE INTO` a table of this shape.
+    let insertValues: String
 
     init(_ table: ReplicaState.Table) {
         name = table.definition.name
@@ -30,9 +35,11 @@ struct ReplicaTableSQL: Sendable {
             "\(name) \(SQLiteColumnType.declared(field.type))" + (field.key ? " NOT NULL" : "")
         }
         let body = "(\(definitions.joined(separator: ", "))" + (keys.isEmpty ? ")" : ", PRIMARY KEY (\(keyOrder)))")
+        self.body = body
         create = "CREATE TABLE \(visible) \(body); CREATE TABLE \(server) \(body);"
         let matchKey = keys.map { "\($0) = ?" }.joined(separator: " AND ")
         let parameters = Array(repeating: "?", count: fields.count).joined(separator: ", ")
+        insertValues = "(\(columns)) VALUES (\(parameters))"
         select = "SELECT \(columns) FROM \(visible) WHERE \(matchKey)"
         selectAll = "SELECT \(columns) FROM \(visible) ORDER BY \(keyOrder)"
         upsert = "INSERT OR REPLACE INTO \(visible) (\(columns)) VALUES (\(parameters))"

@@ -33,16 +33,25 @@ struct ReplicaDownloadKilledTests {
             let sync = ["sync", directory.path, "--server", connection.baseURL.absoluteString, "--service", "big", "--tables", "Row"]
 
             // What a killed run left: the rows and the token, and where a download was cut off —
-            // while it arrived (the connection's hidden file) or while it went in (the whole file).
+            // while it arrived (its file), or after some of it went into a staging table.
             func look() async throws -> (rows: [ReplicaRow], token: String?, cut: String?) {
                 let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(ReplicaDatabase.isDownload)
-                let cut = names.isEmpty ? nil : names.contains { $0.hasPrefix(".") } ? "cut arriving" : "cut going in"
+                let database = directory.appendingPathComponent(ReplicaDatabase.fileName).path
+                func stagingTables() throws -> [String] {
+                    guard FileManager.default.fileExists(atPath: database) else { return [] }
+                    let raw = try SQLiteConnection(path: database)
+                    defer { raw.close() }
+                    return try ReplicaDatabase.stagingTables(in: raw)
+                }
+                let staged = try stagingTables()
+                let cut = !staged.isEmpty ? "cut staging" : names.isEmpty ? nil : "cut arriving"
                 let replica = try await Replica.open(at: directory, adapter: adapter, tables: [ReplicaTable("Row")])
                 let rows = try await replica.rows("Row")
                 let token = await replica.state.tables["Row"]?.token
                 await replica.close()
                 #expect(!((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).contains(where: ReplicaDatabase.isDownload),
                         "opening removes a killed download's files")
+                #expect(try stagingTables().isEmpty, "opening drops a killed download's staging table")
                 return (rows, token, cut)
             }
 
