@@ -126,17 +126,16 @@ extension Replica {
         let document = database.downloadFile()
         defer { try? FileManager.default.removeItem(at: document) }
         let download = TableDownload(name: name, document: document)
-        // Each report comes after its bytes are in the file; only the newest matters.
-        let (arrivals, arrived) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // Each report comes after its bytes are in the file; only the newest matters. The loop
+        // below reads them on the actor: the status and the staging table follow the same report.
+        let (arrivals, arrived) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let adapter = self.adapter
         setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: 0, expectedBytes: nil) }
         let transfer = Task { () -> StrataError? in
             defer { arrived.finish() }
             do throws(StrataError) {
-                try await adapter.downloadTrackedTable(name, where: definition.filter, to: document, inPlace: true) { [weak self] progress in
-                    guard progress.direction == .download else { return }
-                    arrived.yield(progress.completedBytes)
-                    Task { await self?.downloaded(name, progress) }
+                try await adapter.downloadTrackedTable(name, where: definition.filter, to: document, inPlace: true) { progress in
+                    if progress.direction == .download { arrived.yield(progress) }
                 }
                 return nil
             } catch {
@@ -148,7 +147,9 @@ extension Replica {
             let foreignKeys = await foreignKeys(of: name)
             // The arrivals end with the transfer, or at once when this task is cancelled (which
             // then cancels the transfer, below).
-            for await available in arrivals {
+            for await progress in arrivals {
+                downloaded(name, progress)
+                let available = progress.completedBytes
                 guard available - download.consumed >= Self.stagingBatch else { continue }
                 guard !closed else { throw ReplicaError(.closed, "the replica was closed; open it again") }
                 let started = ContinuousClock.now
@@ -217,7 +218,6 @@ extension Replica {
     }
 
     private func downloaded(_ name: String, _ progress: TransferProgress) {
-        // A progress report that arrives after the download finished is dropped.
         guard status.download?.table == name else { return }
         setStatus { $0.download = SyncStatus.Download(table: name, receivedBytes: progress.completedBytes, expectedBytes: progress.expectedBytes) }
     }
