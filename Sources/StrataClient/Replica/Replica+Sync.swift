@@ -115,11 +115,11 @@ extension Replica {
     /// Downloads a table whole with a new token, replacing its rows (local changes stay on top).
     ///
     /// The answer goes to a file in the replica's directory as it arrives, and its rows go from
-    /// that file into a staging table while the rest is still arriving, a transaction per few
-    /// megabytes (`TableDownload`): the download and the inserts
-    /// overlap, and memory does not grow with the table. The app sees the table as it was until
-    /// the last transaction makes the staging table the table; between the batches the replica
-    /// answers queries and takes local edits as usual.
+    /// that file into a staging table while the rest is still arriving, a transaction per half
+    /// megabyte (`TableDownload`): the download and the inserts overlap, and memory does not grow
+    /// with the table. The app sees the table as it was until the last transaction makes the
+    /// staging table the table; between the batches the replica answers queries and takes local
+    /// edits as usual.
     func reload(_ name: String) async throws(ReplicaError) -> Pulled {
         let definition = try self.table(name).definition
         let generation = generations[name, default: 0]
