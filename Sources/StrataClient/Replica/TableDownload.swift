@@ -35,6 +35,9 @@ final class TableDownload {
     func read(upTo limit: Int) throws(ReplicaError) -> Data {
         do {
             if !opened {
+                // Progress is reported for any answer, but only a success is written to the file:
+                // without the file there is nothing to read yet (an error's body is in memory).
+                guard FileManager.default.fileExists(atPath: document.path) else { return Data() }
                 handle = try FileHandle(forReadingFrom: document)
                 opened = true
             }

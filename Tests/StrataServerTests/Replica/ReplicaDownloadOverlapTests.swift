@@ -83,4 +83,29 @@ struct ReplicaDownloadOverlapTests {
             await replica.close()
         }
     }
+
+    @Test("A download the server refuses is the server's error; it leaves no file and no staging table", arguments: [Backend.sqlite])
+    func refusedDownload(_ backend: Backend) async throws {
+        try await withLiveServer(backend, services: [OperationsTests.bigRows(10)],
+                                 configure: { ReplicaDownloadKilledTests.track(&$0) }) { (connection: Connection) in
+            let adapter = RemoteDataAdapter(connection: connection, service: "big")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-refused-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let replica = try await Replica.open(at: directory, adapter: adapter, tables: [ReplicaTable("Nowhere")])
+            do throws(ReplicaError) {
+                try await replica.sync()
+                Issue.record("a sync of a table the service does not have succeeded")
+            } catch {
+                #expect(error.kind == .sync)
+                #expect(error.message.contains("Nowhere") && error.message.contains("could not download"), "\(error.message)")
+                #expect(error.underlying?.status == 404, "\(String(describing: error.underlying))")
+            }
+            await replica.close()
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(!left.contains(where: ReplicaDatabase.isDownload), "\(left)")
+            let raw = try SQLiteConnection(path: directory.appendingPathComponent(ReplicaDatabase.fileName).path)
+            defer { raw.close() }
+            #expect(try ReplicaDatabase.stagingTables(in: raw).isEmpty)
+        }
+    }
 }
