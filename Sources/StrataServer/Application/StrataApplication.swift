@@ -60,6 +60,9 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         system = opened.placement
         if let pool = opened.pool { services.append(pool) }
     }
+    if !configuration.readReplicas.isEmpty, !(configuration.database.map { if case .postgres = $0 { true } else { false } } ?? false) {
+        throw ConfigurationError("--read-replica names standbys of a PostgreSQL --database; there is none")
+    }
     switch configuration.database {
     case nil:
         store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: metrics.statementCounter, logger: logger,
@@ -72,11 +75,19 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         let pool = PostgresPool(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections), logger: logger)
         services.append(pool)
         let control = PostgresControlConnection(configuration: try location.connectionConfiguration(), logger: logger)
+        var standbys: StandbySet?
+        if !configuration.readReplicas.isEmpty {
+            let set = try StandbySet(locations: configuration.readReplicas, connections: configuration.databaseConnections,
+                                     limit: configuration.maxReplicaLag, primary: control, counter: metrics.statementCounter,
+                                     metrics: metrics.standbys, logger: logger)
+            services.append(set)
+            standbys = set
+        }
         store = PostgresServiceStore(pool: pool, counter: metrics.statementCounter, logger: logger,
                                      connectionWait: configuration.databaseConnectionWait, control: control,
                                      // Two connections always free for key lookups, writes and sign-ins.
                                      scanLimit: max(1, configuration.databaseConnections - 2), system: system,
-                                     poolWaits: metrics.poolWaits)
+                                     poolWaits: metrics.poolWaits, standbys: standbys)
     }
     let auth = try await AuthRuntime.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),

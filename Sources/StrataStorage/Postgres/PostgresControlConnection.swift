@@ -42,6 +42,19 @@ package actor PostgresControlConnection {
         }
     }
 
+    /// Runs one statement and answers its first row's columns as text (nil for NULL); nil when it
+    /// returns no row. The connection is dropped when it fails, as with ``run(_:)``.
+    func firstRow(_ query: PostgresQuery) async throws -> [String?]? {
+        let connection = try await open()
+        do {
+            guard let row = try await connection.query(query, logger: logger).collect().first else { return nil }
+            return try row.map { try $0.decode(String?.self) }
+        } catch {
+            await drop(connection)
+            throw error
+        }
+    }
+
     /// The open connection, or a new one. Callers that arrive while one is being opened wait for
     /// that one (the actor is reentrant at each `await`; two openings would leak one).
     private func open() async throws -> PostgresConnection {

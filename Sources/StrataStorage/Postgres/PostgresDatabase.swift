@@ -27,8 +27,10 @@ final class PostgresDatabase: Database {
 
     init(sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
          leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch(),
-         poolWaits: PoolWaitRecorder = .none) {
+         poolWaits: PoolWaitRecorder = .none, role: Role = .primary, standbys: StandbySet? = nil) {
         self.sessions = sessions
+        self.role = role
+        self.standbys = standbys
         self.poolWaits = poolWaits
         self.scans = LeaseLimit(scanLimit)
         self.leaseWatch = leaseWatch
@@ -42,6 +44,13 @@ final class PostgresDatabase: Database {
     }
 
     func read<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        if standbys != nil, let scope = ReadPositionScope.current {
+            return try await routed(.read(scanning: scanning), scope, body)
+        }
+        return try await plainRead(scanning: scanning, body)
+    }
+
+    private func plainRead<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         if scanning {
             return try await scans.with { try await leased(body) }
         }
@@ -49,21 +58,69 @@ final class PostgresDatabase: Database {
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await transaction(begin: "BEGIN", body)
+        guard standbys != nil, let scope = ReadPositionScope.current else { return try await transaction(begin: "BEGIN", body) }
+        // The caller's next reads must see this write: its position is read after the commit.
+        let (result, position) = try await transaction(begin: "BEGIN", body, reporting: true)
+        if let position { scope.record(position) }
+        return result
     }
 
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        if standbys != nil, let scope = ReadPositionScope.current {
+            return try await routed(.snapshot, scope, body)
+        }
+        return try await transaction(begin: Self.snapshotBegin, body)
+    }
+
+    private static let snapshotBegin: SQL = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// A read of a request (``ReadPositionScope``): on a standby that has replayed what the caller
+    /// has seen when the request may read standbys, else on the primary; either way the position it
+    /// saw is recorded for the response.
+    private func routed<T: Sendable>(_ kind: ReadKind, _ scope: ReadPositionScope,
+                                     _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        if scope.mayReadStandbys, let standbys, let (result, position) = try await standbys.read(kind: kind, after: scope.position, body) {
+            scope.record(position)
+            return result
+        }
+        let (result, position) = try await reporting(kind, body)
+        scope.record(position)
+        return result
+    }
+
+    /// Runs a read and then, on the same connection, the statement that answers the position it saw.
+    func reporting<T: Sendable>(_ kind: ReadKind, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T)
+        async throws -> (T, ReadPosition) {
+        let report: @Sendable (PostgresSession) async throws -> ReadPosition = { [role] session in try await session.position(role) }
+        switch kind {
+        case .read(let scanning):
+            return try await plainRead(scanning: scanning) { connection in
+                let result = try await body(connection)
+                // Always a PostgresSession: this database lends no other kind of connection.
+                guard let session = connection as? PostgresSession else { throw StorageError.failed("not a PostgreSQL connection") }
+                return (result, try await report(session))
+            }
+        case .snapshot:
+            let (result, position) = try await transaction(begin: Self.snapshotBegin, body, reporting: true)
+            guard let position else { throw StorageError.unavailable("PostgreSQL answered no log position") }
+            return (result, position)
+        }
     }
 
     private func transaction<T: Sendable>(begin: SQL, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await transaction(begin: begin, body, reporting: false).0
+    }
+
+    /// A transaction; with `reporting`, the position read on its connection after the commit.
+    private func transaction<T: Sendable>(begin: SQL, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T,
+                                          reporting: Bool) async throws -> (T, ReadPosition?) {
         try await leased { session in
             let logger = self.logger
             try await session.execute(SQLStatement(begin, dialect: self.dialect).oneRow())
+            let result: T
             do {
-                let result = try await body(session)
+                result = try await body(session)
                 try await session.execute(SQLStatement("COMMIT", dialect: self.dialect).oneRow())
-                return result
             } catch {
                 do {
                     try await session.execute(SQLStatement("ROLLBACK", dialect: self.dialect).oneRow())
@@ -71,6 +128,17 @@ final class PostgresDatabase: Database {
                     logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
                 throw error
+            }
+            guard reporting else { return (result, nil) }
+            do {
+                return (result, try await session.position(self.role))
+            } catch {
+                // Committed: the write is not reported as failed (a client would send it again). Its
+                // caller's next read may then miss it on a standby; only when the connection dies
+                // between the commit and this one statement.
+                logger.warning("Committed, but PostgreSQL's log position could not be read after the commit",
+                               metadata: ["error": "\(String(reflecting: error))"])
+                return (result, nil)
             }
         }
     }
@@ -163,6 +231,20 @@ struct PostgresSession: DatabaseConnection {
     /// Cancels asked for during this lease.
     let stops = PostgresStops()
     var dialect: SQLDialect { .postgres }
+
+    /// The log position the statements of this lease saw or wrote (``PostgresDatabase/Role/positionQuery``);
+    /// not counted as a service statement. A failure is an outage for the caller (503): the server
+    /// cannot tell what the request's answer reflects.
+    func position(_ role: PostgresDatabase.Role) async throws -> ReadPosition {
+        do {
+            let rows = try await connection.query(role.positionQuery, logger: logger).collect()
+            if let text = try rows.first?.decode(String?.self), let position = ReadPosition(text) { return position }
+        } catch {
+            if case StorageError.cancelled = PostgresErrorMapping.map(error) { throw StorageError.cancelled }
+            throw StorageError.unavailable("cannot read PostgreSQL's log position: \(String(describing: PostgresErrorMapping.map(error)))")
+        }
+        throw StorageError.unavailable("PostgreSQL answered no log position")
+    }
 
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
@@ -296,6 +378,12 @@ enum PostgresErrorMapping {
                 if let timeout, message.contains("statement timeout") { return StorageError.timedOut(timeout) }
                 return StorageError.cancelled
             case "57P01", "57P02", "57P03", "53300": return StorageError.unavailable(message)
+            case "25006":
+                // read_only_sql_transaction: the host is a standby now (a failover moved the primary).
+                return StorageError.unavailable(message)
+            case "40001" where message.contains("conflict with recovery"):
+                // A standby cancelled the query for the log it replays: the read goes to the primary.
+                return StorageError.unavailable(message)
             default: return StorageError.failed("PostgreSQL \(state): \(message)")
             }
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
