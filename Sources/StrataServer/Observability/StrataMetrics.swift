@@ -92,9 +92,9 @@ final class StrataMetrics: Sendable {
 /// registry under its lock).
 private final class StandbySeries: Sendable {
     struct Series {
-        var serving: Gauge
-        var lagBytes: Gauge
-        var lagSeconds: Gauge
+        var serving: CoreMetrics.Gauge
+        var lagBytes: CoreMetrics.Gauge
+        var lagSeconds: CoreMetrics.Gauge
         var reads: CoreMetrics.Counter
         var errors: CoreMetrics.Counter
     }
@@ -111,9 +111,9 @@ private final class StandbySeries: Sendable {
             if let series = known[standby] { return series }
             let dimensions = [("standby", standby)]
             let series = Series(
-                serving: Gauge(label: "strata_standby_serving", dimensions: dimensions, factory: factory),
-                lagBytes: Gauge(label: "strata_standby_lag_bytes", dimensions: dimensions, factory: factory),
-                lagSeconds: Gauge(label: "strata_standby_lag_seconds", dimensions: dimensions, factory: factory),
+                serving: CoreMetrics.Gauge(label: "strata_standby_serving", dimensions: dimensions, factory: factory),
+                lagBytes: CoreMetrics.Gauge(label: "strata_standby_lag_bytes", dimensions: dimensions, factory: factory),
+                lagSeconds: CoreMetrics.Gauge(label: "strata_standby_lag_seconds", dimensions: dimensions, factory: factory),
                 reads: CoreMetrics.Counter(label: "strata_standby_reads_total", dimensions: dimensions, factory: factory),
                 errors: CoreMetrics.Counter(label: "strata_standby_errors_total", dimensions: dimensions, factory: factory))
             known[standby] = series

@@ -10,8 +10,8 @@ import StrataStorage
 /// The request's position, when it sends one, is where its reads must start: no standby that has
 /// replayed less serves them. Its response carries the highest position the request saw or wrote,
 /// which the caller sends back next time — to whichever server the balancer picks, since the
-/// position travels with the caller and no server keeps any. Only GET and HEAD requests may read
-/// standbys; others read and write the primary and still answer a position. A request that cannot
+/// position travels with the caller and no server keeps any. Only GET and HEAD requests and `$sql`
+/// queries may read standbys; others read and write the primary and still answer a position. A request that cannot
 /// read the position it is given gets a 400.
 enum ReadPositionHeader {
     static let name = HTTPField.Name(ReadPosition.headerName)!
@@ -26,7 +26,9 @@ enum ReadPositionHeader {
             }
             caller = position
         }
-        let scope = ReadPositionScope(caller: caller, mayReadStandbys: request.method == .get || request.method == .head)
+        // `$sql` is a POST only because its query is a body; it runs SELECTs only (StrataSQL's checker).
+        let reads = request.method == .get || request.method == .head || (request.method == .post && request.uri.path.hasSuffix("/$sql"))
+        let scope = ReadPositionScope(caller: caller, mayReadStandbys: reads)
         var response = try await ReadPositionScope.$current.withValue(scope) { try await respond() }
         if let position = scope.position { response.headers[name] = position.description }
         return response

@@ -8,7 +8,9 @@ import Synchronization
 /// A lease that cannot get a connection asks the control connection (short connect timeout). If
 /// that fails too, the database is down: leases fail at once with 503 while a prober tries the
 /// control connection every ``probeInterval``. When it answers again, the pool is replaced by a
-/// fresh one (``PostgresPool``), which connects immediately, and leases go through again.
+/// fresh one (``PostgresPool``), which connects immediately, and leases go through again. With a
+/// multi-host location the control connection answers only from a host that accepts writes, so a
+/// failover is an outage until a standby is promoted, and the fresh pool goes to the new primary.
 final class PostgresAvailability: Sendable {
     let control: PostgresControlConnection
     let pool: PostgresPool
@@ -41,7 +43,7 @@ final class PostgresAvailability: Sendable {
     func check() async -> Bool {
         if isDown { return true }
         do {
-            try await control.run("SELECT 1")
+            try await control.check()
             return false
         } catch {
             markDown(error)
@@ -64,13 +66,14 @@ final class PostgresAvailability: Sendable {
         while true {
             try? await Task.sleep(for: Self.probeInterval)
             do {
-                try await control.run("SELECT 1")
+                try await control.check()
                 break
             } catch {
                 continue
             }
         }
-        pool.replace()
+        // With several hosts, the one that answered may be a new primary (after a failover).
+        pool.replace(host: await control.hostIndex)
         state.withLock { $0 = State() }
     }
 }

@@ -25,6 +25,34 @@ final class PostgresDatabase: Database {
     /// How long leases wait for a connection (`/metrics`).
     private let poolWaits: PoolWaitRecorder
 
+    /// Whether this is the primary or a standby: which log position its reads report.
+    let role: Role
+    /// The standbys reads may go to (`--read-replica`); nil on a standby and without replicas.
+    let standbys: StandbySet?
+
+    enum Role: Sendable {
+        case primary, standby
+
+        /// The statement that answers, after a lease's statements, a log position at or past what
+        /// they saw or wrote. On the primary, the insert position read after a commit is past the
+        /// commit record, also when `synchronous_commit` is off and the record is not yet written;
+        /// on a standby the replay position is past the snapshot its statements read (and a standby
+        /// promoted meanwhile answers its insert position).
+        var positionQuery: PostgresQuery {
+            switch self {
+            case .primary: "SELECT pg_current_wal_insert_lsn()::text"
+            case .standby: "SELECT COALESCE(pg_last_wal_replay_lsn(), pg_current_wal_insert_lsn())::text"
+            }
+        }
+    }
+
+    /// How a read runs: on pooled connections for key lookups or those kept for scans, or in a
+    /// read-only snapshot (``Database/snapshot(_:)``).
+    enum ReadKind: Sendable {
+        case read(scanning: Bool)
+        case snapshot
+    }
+
     init(sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
          leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch(),
          poolWaits: PoolWaitRecorder = .none, role: Role = .primary, standbys: StandbySet? = nil) {
@@ -183,6 +211,10 @@ final class PostgresDatabase: Database {
             }
         } catch let error as StorageError {
             ticket.end()
+            // A connection lost, or a host that became a standby: the control connection finds out
+            // whether the database (or, with several hosts, its primary) is away, and a failover's
+            // new primary is then looked for.
+            if case .unavailable = error { await sessions.availability?.check() }
             throw error
         } catch {
             ticket.end()
