@@ -379,6 +379,22 @@ struct PostgresSession: DatabaseConnection {
 
 /// Turns PostgreSQL errors into storage errors that mean something to clients.
 enum PostgresErrorMapping {
+    /// A table, column, schema or function the statement names does not exist. The statements come
+    /// from catalogs read on the primary, so on the primary this is a failure (500); on a standby it
+    /// means the standby has not yet replayed the DDL, and the read goes to the primary.
+    static let missingObjectStates: Set<String> = ["42P01", "42703", "3F000", "42883"]
+
+    /// The text of ``StorageError/failed(_:)`` for an unmapped PostgreSQL error; its state leads.
+    static func failure(_ state: String, _ message: String) -> String {
+        "PostgreSQL \(state): \(message)"
+    }
+
+    /// Whether the error is one of ``missingObjectStates``.
+    static func isMissingObject(_ error: StorageError) -> Bool {
+        guard case .failed(let text) = error else { return false }
+        return missingObjectStates.contains { text.hasPrefix(failure($0, "")) }
+    }
+
     /// `timeout` is the statement timeout the statement ran under, named when PostgreSQL stopped it for that.
     static func map(_ error: any Error, timeout: Duration? = nil) -> any Error {
         guard let error = error as? PSQLError else { return error }
@@ -416,7 +432,7 @@ enum PostgresErrorMapping {
             case "40001" where message.contains("conflict with recovery"):
                 // A standby cancelled the query for the log it replays: the read goes to the primary.
                 return StorageError.unavailable(message)
-            default: return StorageError.failed("PostgreSQL \(state): \(message)")
+            default: return StorageError.failed(failure(state, message))
             }
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
             return StorageError.unavailable(String(describing: error.code))

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import NIOConcurrencyHelpers
 import StrataCore
 import Testing
@@ -18,7 +19,7 @@ struct StandbyFailoverTests {
         let synchronous = try await StandbyServers.eventually(within: .seconds(20)) {
             try await postgres.value(primary, "SELECT string_agg(sync_state, ',') FROM pg_stat_replication") == "sync"
         }
-        try #require(synchronous, "the standby is synchronous before the writes start")
+        guard synchronous else { Issue.record("the standby is synchronous before the writes start"); return }
         let database = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/postgres?target_session_attrs=read-write"
         var cluster = StandbyServers()
         defer { cluster.stopAll() }
@@ -27,6 +28,7 @@ struct StandbyFailoverTests {
         let balancer = try await NginxBalancer.start(upstreams: [first.port, second.port])
         defer { balancer.stop() }
         let port = balancer.port
+        let servers = cluster
         struct Outcome: Sendable {
             var acknowledged: [String] = []
             var statuses: [Int: Int] = [:]
@@ -44,7 +46,7 @@ struct StandbyFailoverTests {
                         let name = "f\(writer)-\(index)"
                         index += 1
                         let sent = ContinuousClock.now
-                        let result = try await cluster.postPerson(port: port, firstName: name, lastName: "Failover")
+                        let result = try await servers.postPerson(port: port, firstName: name, lastName: "Failover")
                         outcome.withLockedValue { outcome in
                             outcome.statuses[result.status, default: 0] += 1
                             if result.status == 201 {

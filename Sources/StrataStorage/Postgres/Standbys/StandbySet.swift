@@ -72,6 +72,11 @@ package final class StandbySet: Service, Sendable {
                 metrics.failed(standby.name)
                 logger.warning("A standby failed a read; it is read from again once it answers a poll, the primary served the read",
                                metadata: ["standby": .string(standby.name), "error": .string(reason)])
+            } catch let error as StorageError where PostgresErrorMapping.isMissingObject(error) {
+                // Behind a table or column the catalog (read on the primary) has: the primary serves
+                // this read; the standby stays in the rotation, as it catches up by itself.
+                metrics.failed(standby.name)
+                return nil
             }
         }
         return nil
