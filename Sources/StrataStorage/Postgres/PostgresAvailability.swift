@@ -44,11 +44,20 @@ final class PostgresAvailability: Sendable {
         if isDown { return true }
         do {
             try await control.check()
+            await followControlHost()
             return false
         } catch {
             markDown(error)
             return true
         }
+    }
+
+    /// With several hosts, the control connection may have found a new primary without the
+    /// database ever looking down (the promotion came before the first check): the pool follows it.
+    private func followControlHost() async {
+        guard let host = await control.hostIndex, host != pool.host else { return }
+        logger.notice("PostgreSQL's primary is another host now: opened a new connection pool to it", metadata: ["host": "\(host)"])
+        pool.replace(host: host)
     }
 
     private func markDown(_ error: any Error) {
@@ -57,6 +66,8 @@ final class PostgresAvailability: Sendable {
             defer { state.probing = true }
             return !state.probing
         }
+        // Leases still running may be on connections that will never answer (see LeaseAbandonment).
+        pool.leases.abandon(before: nil)
         guard startProber else { return }
         logger.error("PostgreSQL does not answer; requests fail at once until it does", metadata: ["error": "\(String(reflecting: error))"])
         Task { await self.probe() }

@@ -183,29 +183,25 @@ final class PostgresDatabase: Database {
         let limits = StatementLimits.current
         let (sessions, counter, logger, poolWaits) = (self.sessions, self.counter, self.logger, self.poolWaits)
         let asked = ContinuousClock.now
+        let outcome = LeaseOutcome<T>()
         let lease = Task {
             ticket.start()
-            return try await client.withConnection { connection in
-                guard ticket.acquire() else { throw CancellationError() }
-                poolWaits.record(ContinuousClock.now - asked)
-                let processID = try await sessions.prepare(connection, pool: generation, timeout: limits.timeout)
-                let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
-                                              counter: counter, logger: logger)
-                do {
-                    let result = try await work(session)
-                    await session.stops.settled()
-                    return result
-                } catch {
-                    // The connection goes back to the pool only once a cancel it asked for was delivered.
-                    await session.stops.settled()
-                    throw error
-                }
+            do {
+                outcome.finish(.success(try await Self.lease(client, generation: generation, ticket: ticket, asked: asked, limits: limits,
+                                                             sessions: sessions, counter: counter, logger: logger, poolWaits: poolWaits, work)))
+            } catch {
+                outcome.finish(.failure(error))
             }
         }
+        let abandonment = sessions.pool.leases.register(generation: generation) {
+            outcome.finish(.failure(StorageError.unavailable("the connection's PostgreSQL server went away")))
+            lease.cancel()
+        }
+        defer { sessions.pool.leases.remove(abandonment) }
         ticket.onExpiry { lease.cancel() }
         do {
             return try await withTaskCancellationHandler {
-                try await lease.value
+                try await outcome.value
             } onCancel: {
                 lease.cancel()
             }
@@ -231,6 +227,29 @@ final class PostgresDatabase: Database {
                 throw StorageError.unavailable("cannot connect to PostgreSQL: \(String(describing: error))")
             }
             throw PostgresErrorMapping.map(error)
+        }
+    }
+
+    /// Leases a connection from `client` and runs `work` on it.
+    private static func lease<T: Sendable>(_ client: PostgresClient, generation: Int, ticket: LeaseTicket, asked: ContinuousClock.Instant,
+                                           limits: StatementLimits, sessions: PostgresSessions, counter: StatementCounter, logger: Logger,
+                                           poolWaits: PoolWaitRecorder,
+                                           _ work: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            guard ticket.acquire() else { throw CancellationError() }
+            poolWaits.record(ContinuousClock.now - asked)
+            let processID = try await sessions.prepare(connection, pool: generation, timeout: limits.timeout)
+            let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
+                                          counter: counter, logger: logger)
+            do {
+                let result = try await work(session)
+                await session.stops.settled()
+                return result
+            } catch {
+                // The connection goes back to the pool only once a cancel it asked for was delivered.
+                await session.stops.settled()
+                throw error
+            }
         }
     }
 
@@ -299,7 +318,8 @@ struct PostgresSession: DatabaseConnection {
             // PostgreSQL keeps the deadline itself (`statement_timeout`); the watch sends the cancels.
             let result = try await StatementWatch.shared.run(limits, timesOut: false, stop: { cause in
                 guard case .signal(let reason) = cause else { return }
-                stops.stop(reason) { await sessions.cancel(processID) }
+                let connection = self.connection
+                stops.stop(reason, cancel: { await sessions.cancel(processID) }, close: { try? await connection.close() })
             }) {
                 // Stopped before it was sent (the client hung up while it waited): not sent at all.
                 if stops.reason != nil { throw StorageError.cancelled }
@@ -477,14 +497,27 @@ final class PostgresStops: Sendable {
         await pending?.value
     }
 
-    /// Records the first reason and cancels while a statement runs.
-    func stop(_ reason: InterruptSignal.Reason, _ cancel: @escaping @Sendable () async -> Void) {
+    /// How long cancels are repeated before the connection is closed instead.
+    static let closeAfter: Duration = .seconds(2)
+
+    /// Records the first reason and cancels while a statement runs. A statement still running
+    /// ``closeAfter`` later is ended by closing its connection (postgres-nio then fails it): its
+    /// server does not take cancels — gone silent, or gone in a failover — and the lease must not
+    /// wait for it forever. Each cancel is waited for at most ``repeatInterval`` times five, so a
+    /// control connection that hangs cannot hold the loop.
+    func stop(_ reason: InterruptSignal.Reason, cancel: @escaping @Sendable () async -> Void,
+              close: @escaping @Sendable () async -> Void) {
         state.withLock { state in
             guard state.pending == nil else { return }
             state.reason = reason
             state.pending = Task { [self] in
+                let started = ContinuousClock.now
                 while self.state.withLock({ $0.running }) {
-                    await cancel()
+                    if ContinuousClock.now - started >= Self.closeAfter {
+                        await close()
+                        return
+                    }
+                    await Bounded.wait(at: Self.repeatInterval * 5, cancel)
                     try? await Task.sleep(for: Self.repeatInterval)
                 }
             }

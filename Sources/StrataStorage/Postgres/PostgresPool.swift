@@ -17,6 +17,8 @@ package final class PostgresPool: Service, Sendable {
     private let state: Mutex<State>
     private let started: AsyncStream<PostgresClient>.Continuation
     private let starts: AsyncStream<PostgresClient>
+    /// The leases in flight, answered at once when their pool is replaced or the database is down.
+    let leases = LeaseAbandonment()
 
     private struct State {
         var client: PostgresClient
@@ -59,6 +61,9 @@ package final class PostgresPool: Service, Sendable {
     var current: (client: PostgresClient, generation: Int) { state.withLock { ($0.client, $0.generation) } }
 
     var isReplaceable: Bool { !configurations.isEmpty }
+
+    /// Which host of a multi-host location the current pool connects to.
+    var host: Int { state.withLock { $0.host } }
 
     /// Runs the first pool and every later one until the service stops (or shuts down gracefully,
     /// as postgres-nio's own pool does).
@@ -103,6 +108,7 @@ package final class PostgresPool: Service, Sendable {
             return state.runs.removeValue(forKey: ObjectIdentifier(old))
         }
         retired?.cancel()
+        leases.abandon(before: state.withLock { $0.generation })
         logger.notice("PostgreSQL is reachable again: opened a new connection pool")
     }
 }

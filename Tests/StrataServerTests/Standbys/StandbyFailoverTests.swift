@@ -98,18 +98,15 @@ struct StandbyFailoverTests {
     }
 
     /// SIGKILL to the node's postmaster and every process it started, as a crash of the machine's
-    /// PostgreSQL would end them (children found by their parent pid in /proc).
+    /// PostgreSQL would end them: the postmaster is stopped first (SIGSTOP), so that it forks nothing
+    /// while its children are listed (`pgrep -P`, by its pid) and killed.
     static func killAll(_ node: ReplicatedPostgres.Node, in postgres: ReplicatedPostgres) throws {
         let text = try String(contentsOfFile: node.data + "/postmaster.pid", encoding: .utf8)
         let postmaster = try #require(text.split(separator: "\n").first.flatMap { pid_t($0) })
-        var children: [pid_t] = []
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, pid_t(fields[1]) == postmaster { children.append(pid) }
-        }
-        _ = kill(postmaster, SIGKILL)
+        _ = kill(postmaster, SIGSTOP)
+        let children = try ChildProcess.run("pgrep", ["-P", String(postmaster)]).output
+            .split(separator: "\n").compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
         for child in children { _ = kill(child, SIGKILL) }
+        _ = kill(postmaster, SIGKILL)
     }
 }
