@@ -43,7 +43,7 @@ extension ServeOptions {
 
     static let database: ServeOption<String> = ServeOption(
         flag: "database", valueName: "URL", variable: "STRATA_DATABASE", defaultValue: .none,
-        summary: "a SQLite file served as one service, or `postgres://user:pass@host:5432/db` (each schema is a service); on the database's machine `postgres://user@/db?host=/var/run/postgresql` uses its Unix socket, as libpq's `host` does (`&port=N` picks `.s.PGSQL.N`)",
+        summary: "a SQLite file served as one service, or `postgres://user:pass@host:5432/db` (each schema is a service); on the database's machine `postgres://user@/db?host=/var/run/postgresql` uses its Unix socket, as libpq's `host` does (`&port=N` picks `.s.PGSQL.N`); several hosts, `postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`, are tried in order for the one that accepts writes, again after a failover (docs/DEPLOYMENT.md)",
         given: { $0.database }, parse: { $0 },
         apply: { value, setup in
             do {
