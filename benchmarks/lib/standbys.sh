@@ -18,12 +18,13 @@ cleanup() {
 }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-P=$(free_port) S=$(free_port) H=$(free_port)
+P=$(free_port) S=$(free_port)
 OPTS="-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
 "${AS[@]}" "$BIN/initdb" -D "$WORK/primary" -A trust -U postgres -E UTF8 --no-locale >/dev/null
 "${AS[@]}" "$BIN/pg_ctl" -D "$WORK/primary" -o "-p $P -k $WORK $OPTS" -l "$WORK/primary.log" -w start >/dev/null
 "${AS[@]}" "$BIN/pg_basebackup" -h 127.0.0.1 -p "$P" -U postgres -D "$WORK/standby" -R -X stream -c fast
 "${AS[@]}" "$BIN/pg_ctl" -D "$WORK/standby" -o "-p $S -k $WORK $OPTS" -l "$WORK/standby.log" -w start >/dev/null
+export STRATA_KEY_SECRET=standby-benchmark-secret-0123456789abcdef
 PRIMARY="postgres://postgres@127.0.0.1:$P/postgres" STANDBY="postgres://postgres@127.0.0.1:$S/postgres"
 
 # CPU ticks (user + system) of a process and, for a postmaster, of all its children.
@@ -37,10 +38,12 @@ HZ=$(getconf CLK_TCK)
 
 measure() { # $1 label, rest: extra serve options
     local label=$1; shift
+    local H; H=$(free_port)
     "$STRATA" serve --demo --database "$PRIMARY" --data "$WORK/data-$label" --host 127.0.0.1 --port "$H" --log-level error "$@" \
         >"$WORK/server-$label.log" 2>&1 &
     local server=$!; PIDS+=("$server")
     for _ in $(seq 300); do curl -fs "http://127.0.0.1:$H/health/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+    curl -fs "http://127.0.0.1:$H/health/ready" >/dev/null || { echo "the server did not start:"; cat "$WORK/server-$label.log"; exit 1; }
     sleep 2   # the standby replays the demo; the first polls
     wrk -t1 -c "$CONNECTIONS" -d 2s "http://127.0.0.1:$H/cardealer/Car(1)" >/dev/null   # warm-up
     local s0 p0 b0; s0=$(ticks "$server"); p0=$(node_ticks primary); b0=$(node_ticks standby)

@@ -109,13 +109,19 @@ final class ReplicatedPostgres: Sendable {
         try await detached { try self.owner("pg_ctl", ["-D", node.data, "-m", "immediate", "stop"]) }
     }
 
-    /// kill -9 of the node's postmaster: its backends end when they notice (they die with it).
-    func kill9(_ node: Node) throws {
-        let text = try String(contentsOfFile: node.data + "/postmaster.pid", encoding: .utf8)
-        guard let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
-            throw PostgresTestCluster.ClusterError("no postmaster pid in \(node.data)")
+    /// SIGKILL to the postmaster of `dataDirectory` and every process it started, as a crash of the
+    /// machine's PostgreSQL would end them: the postmaster is stopped first (SIGSTOP), so that it
+    /// forks nothing while its children are listed (`pgrep -P`, by its pid) and killed.
+    static func crash(dataDirectory: String) throws {
+        let text = try String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8)
+        guard let postmaster = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else {
+            throw PostgresTestCluster.ClusterError("no postmaster pid in \(dataDirectory)")
         }
-        _ = Glibc.kill(pid, SIGKILL)
+        _ = Glibc.kill(postmaster, SIGSTOP)
+        let children = try ChildProcess.run("pgrep", ["-P", String(postmaster)]).output
+            .split(separator: "\n").compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+        for child in children { _ = Glibc.kill(child, SIGKILL) }
+        _ = Glibc.kill(postmaster, SIGKILL)
     }
 
     /// `pg_ctl promote -w`: the standby becomes a primary once it answers as one.
@@ -125,9 +131,14 @@ final class ReplicatedPostgres: Sendable {
 
     /// One value from `psql` on the node (`-At`: unaligned, no header).
     func value(_ node: Node, _ sql: String) async throws -> String {
-        let result = try await ChildProcess.run("psql", ["-At", "-X", "-h", "127.0.0.1", "-p", String(node.port), "-U", "postgres",
+        try await Self.value(port: node.port, sql)
+    }
+
+    /// One value from `psql` on the server at `port` of loopback.
+    static func value(port: Int, _ sql: String) async throws -> String {
+        let result = try await ChildProcess.run("psql", ["-At", "-X", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
                                                          "-d", "postgres", "-c", sql])
-        guard result.status == 0 else { throw PostgresTestCluster.ClusterError("psql on \(node.name): \(result.errors)") }
+        guard result.status == 0 else { throw PostgresTestCluster.ClusterError("psql on port \(port): \(result.errors)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
