@@ -33,16 +33,18 @@ final class PostgresDatabase: Database {
     enum Role: Sendable {
         case primary, standby
 
-        /// The statement that answers, after a lease's statements, a log position at or past what
-        /// they saw or wrote. On the primary, the insert position read after a commit is past the
-        /// commit record, also when `synchronous_commit` is off and the record is not yet written;
-        /// on a standby the replay position is past the snapshot its statements read (and a standby
-        /// promoted meanwhile answers its insert position).
-        var positionQuery: PostgresQuery {
+        /// Runs, after a lease's statements, the statement that answers a log position at or past
+        /// what they saw or wrote (``PrimaryPositionStatement``, ``StandbyPositionStatement``).
+        func position(on connection: PostgresConnection, logger: Logger) async throws -> String? {
+            // Every row is read (there is one), so that nothing is left unread on the connection.
+            var position: String?
             switch self {
-            case .primary: "SELECT pg_current_wal_insert_lsn()::text"
-            case .standby: "SELECT COALESCE(pg_last_wal_replay_lsn(), pg_current_wal_insert_lsn())::text"
+            case .primary:
+                for try await text in try await connection.execute(PrimaryPositionStatement(), logger: logger) { position = text }
+            case .standby:
+                for try await text in try await connection.execute(StandbyPositionStatement(), logger: logger) { position = text }
             }
+            return position
         }
     }
 
@@ -288,8 +290,7 @@ struct PostgresSession: DatabaseConnection {
     /// cannot tell what the request's answer reflects.
     func position(_ role: PostgresDatabase.Role) async throws -> ReadPosition {
         do {
-            let rows = try await connection.query(role.positionQuery, logger: logger).collect()
-            if let text = try rows.first?.decode(String?.self), let position = ReadPosition(text) { return position }
+            if let text = try await role.position(on: connection, logger: logger), let position = ReadPosition(text) { return position }
         } catch {
             if case StorageError.cancelled = PostgresErrorMapping.map(error) { throw StorageError.cancelled }
             throw StorageError.unavailable("cannot read PostgreSQL's log position: \(String(describing: PostgresErrorMapping.map(error)))")
