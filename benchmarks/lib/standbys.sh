@@ -2,7 +2,10 @@
 # Standbys (issue 42): CPU per GET by key when one server reads the primary and when it reads a standby,
 # on a primary and a `pg_basebackup -R` standby on loopback, each loaded with wrk for DURATION seconds.
 # Prints the server's and each PostgreSQL node's CPU per request (from /proc, every process of the
-# node counted) and the throughput. Everything it starts is stopped at the end, also on failure.
+# node counted) and the throughput; then the switchover: one writer through a server given both
+# hosts, the primary's processes killed (SIGKILL), the standby promoted a second later, and the time
+# until the first write after the kill is acknowledged. Everything it starts is stopped at the end,
+# also on failure.
 #
 #   benchmarks/lib/standbys.sh STRATA_BINARY [DURATION] [CONNECTIONS]
 set -euo pipefail
@@ -13,7 +16,7 @@ AS=(); [ "$(id -u)" = 0 ] && AS=(runuser -u postgres --) && chown postgres "$WOR
 PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for node in primary standby; do [ -d "$WORK/$node" ] && "${AS[@]}" "$BIN/pg_ctl" -D "$WORK/$node" -m immediate stop >/dev/null 2>&1 || true; done
+    for node in primary standby; do [ -f "$WORK/$node/postmaster.pid" ] && "${AS[@]}" "$BIN/pg_ctl" -D "$WORK/$node" -m immediate stop >/dev/null 2>&1 || true; done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -62,3 +65,25 @@ echo "| reads on | GET by key | server CPU/req | primary CPU/req | standby CPU/r
 echo "|---|---:|---:|---:|---:|"
 measure primary
 measure standby --read-replica "$STANDBY"
+
+# --- switchover: kill -9 of the primary, `pg_ctl promote` a second later, the first acknowledged write after
+PASSWORD=$(grep -o 'password "[^"]*"' "$WORK/server-primary.log" | cut -d'"' -f2)
+H=$(free_port)
+"$STRATA" serve --database "postgres://postgres@127.0.0.1:$P,127.0.0.1:$S/postgres?target_session_attrs=read-write" \
+    --data "$WORK/data-switchover" --host 127.0.0.1 --port "$H" --log-level error >"$WORK/server-switchover.log" 2>&1 &
+SERVER=$!; PIDS+=("$SERVER")
+for _ in $(seq 300); do curl -fs "http://127.0.0.1:$H/health/ready" >/dev/null 2>&1 && break; sleep 0.2; done
+post() { curl -s -o /dev/null -m 20 -w '%{http_code}' -u "editor:$PASSWORD" -H 'Content-Type: application/json' \
+    -d '{"firstName":"switch","lastName":"over"}' "http://127.0.0.1:$H/cardealer/Person"; }
+[ "$(post)" = 201 ] || { echo "switchover: the first write was refused"; exit 1; }
+PM=$(head -1 "$WORK/primary/postmaster.pid")
+kill -STOP "$PM"; for child in $(pgrep -P "$PM"); do kill -9 "$child"; done; kill -9 "$PM"
+KILLED=$(date +%s.%N)
+sleep 1
+"${AS[@]}" "$BIN/pg_ctl" -D "$WORK/standby" -w promote >/dev/null
+PROMOTED=$(date +%s.%N)
+FAILED=0
+until [ "$(post)" = 201 ]; do FAILED=$((FAILED + 1)); sleep 0.05; done
+DONE=$(date +%s.%N)
+python3 -c "import sys; k, p, d, f = map(float, sys.argv[1:]); print(f'switchover: first acknowledged write {d - k:.2f} s after the kill, {d - p:.2f} s after pg_ctl promote returned ({int(f)} writes refused with 503 meanwhile)')" \
+    "$KILLED" "$PROMOTED" "$DONE" "$FAILED"
