@@ -5,11 +5,12 @@ import Synchronization
 ///
 /// When PostgreSQL dies, postgres-nio normally fails the statements of its connections as their
 /// sockets close; seen here after a kill -9 of a primary, though, a statement on a connection of the
-/// dead server sometimes never finished, and its request waited for ever. So when the database is
-/// found down, or the pool is replaced by one to a new primary (``PostgresPool/replace(host:)``),
-/// every lease still running on the old pool is answered 503 at once; its task is left to end
-/// whenever postgres-nio lets it (a write caught so is an unknown outcome, as with any lost
-/// connection).
+/// dead server sometimes never finished, and its request waited for ever (past a client's timeout,
+/// during the twenty seconds Patroni takes to promote). So when the control connection finds the
+/// database down, and when the pool is replaced (``PostgresPool/replace(host:)``: the database is
+/// back, or a new primary was found), every lease still running on the old pool is answered 503 at
+/// once; its task is left to end whenever postgres-nio lets it. A write caught so is an unknown
+/// outcome, as with any lost connection: the server never sends it again.
 final class LeaseAbandonment: Sendable {
     private struct Entry {
         var generation: Int
@@ -34,7 +35,7 @@ final class LeaseAbandonment: Sendable {
     /// Answers every lease on a pool older than `generation` (every lease, when nil).
     func abandon(before generation: Int?) {
         let abandoned = entries.withLock { entries -> [Entry] in
-            let old = entries.all.filter { generation == nil || $0.value.generation < generation! }
+            let old = entries.all.filter { entry in generation.map { entry.value.generation < $0 } ?? true }
             for key in old.keys { entries.all.removeValue(forKey: key) }
             return Array(old.values)
         }

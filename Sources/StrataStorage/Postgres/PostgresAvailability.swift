@@ -66,7 +66,8 @@ final class PostgresAvailability: Sendable {
             defer { state.probing = true }
             return !state.probing
         }
-        // Leases still running may be on connections that will never answer (see LeaseAbandonment).
+        // Leases still running may be on connections that will never answer (LeaseAbandonment);
+        // the control connection could not reach the database either, so they are answered now.
         pool.leases.abandon(before: nil)
         guard startProber else { return }
         logger.error("PostgreSQL does not answer; requests fail at once until it does", metadata: ["error": "\(String(reflecting: error))"])
