@@ -68,6 +68,9 @@ struct StandbyReadTests {
             #expect(response.headers[HTTPField.Name(ReadPosition.headerName)!].flatMap(ReadPosition.init) != nil,
                     "a read answers the position it saw")
         }
+        let bad = try await LoopbackHTTP.send(port: balancer.port, .get, "/cardealer/Car(1)",
+                                              headers: [HTTPField.Name(ReadPosition.headerName)!: "not/a position"])
+        #expect(bad.status == .badRequest && bad.text.contains(ReadPosition.headerName), "a position that is not one: \(bad.status) \(bad.text)")
         var after = before
         // Statistics reach pg_stat_all_tables about once a second.
         _ = try await StandbyServers.eventually(within: .seconds(10)) {
