@@ -82,6 +82,16 @@ struct StandbyReadTests {
         #expect(after[1] + after[2] - before[1] - before[2] >= reads, "the standbys ran the reads: \(before) → \(after)")
         #expect(after[1] - before[1] >= reads / 4 && after[2] - before[2] >= reads / 4, "reads spread over both standbys: \(before) → \(after)")
         #expect(after[0] == before[0], "the primary ran none of the reads: \(before) → \(after)")
+        // A delta link is read on a standby too (its snapshot, pg_current_snapshot(), is the standby's).
+        let tracked = try await LoopbackHTTP.send(port: balancer.port, .get, "/cardealer/Car?$filter=carID%20le%203",
+                                                  headers: [HTTPField.Name("Prefer")!: "odata.track-changes"])
+        #expect(tracked.status == .ok, "\(tracked.text.prefix(300))")
+        if let link = ((try? JSONValue.parse(Array(tracked.text.utf8)))?["d"]?["__delta"]?.stringValue).flatMap(URL.init(string:)) {
+            let delta = try await LoopbackHTTP.send(port: balancer.port, .get, link.path + "?" + (link.query ?? ""))
+            #expect(delta.status == .ok, "the delta link read on a standby: \(delta.status) \(delta.text.prefix(300))")
+        } else {
+            Issue.record("no delta link: \(tracked.text.prefix(300))")
+        }
     }
 
     /// StrataClient's connection through the balancer: each write is read back at once by the next
