@@ -10,7 +10,7 @@ import StrataIdentity
 /// The table of `strata serve`'s options, in the order of `--help` and of docs/LIMITS.md.
 extension ServeOptions {
     static let table: [any ServeOptionRow] = [
-        demoOption, host, port, data, database, systemDatabase, databaseConnections, eventLoops, publicURL, pageSize, maxBodySize,
+        demoOption, host, port, data, database, systemDatabase, databaseConnections, readReplica, maxReplicaLag, eventLoops, publicURL, pageSize, maxBodySize,
         maxBlobSize, logLevel, tokenLifetime, passwordHashCost, tokenAlgorithm, keySecretFile, keySecret, maxTop, maxQueryLength, maxFilterDepth, maxFilterNodes,
         maxExpandDepth, maxExpandWidth, maxExpandedEntities, statementTimeout, maxQueriesPerCaller, sqlCrossJoinLimit, maxBufferedResponse, headerTimeout,
         idleTimeout, sendTimeout, minBodyRate, maxConnections, trustedProxy, metricsAccess, shutdownGrace, changeRetention,
@@ -43,7 +43,7 @@ extension ServeOptions {
 
     static let database: ServeOption<String> = ServeOption(
         flag: "database", valueName: "URL", variable: "STRATA_DATABASE", defaultValue: .none,
-        summary: "a SQLite file served as one service, or `postgres://user:pass@host:5432/db` (each schema is a service); on the database's machine `postgres://user@/db?host=/var/run/postgresql` uses its Unix socket, as libpq's `host` does (`&port=N` picks `.s.PGSQL.N`)",
+        summary: "a SQLite file served as one service, or `postgres://user:pass@host:5432/db` (each schema is a service); on the database's machine `postgres://user@/db?host=/var/run/postgresql` uses its Unix socket, as libpq's `host` does (`&port=N` picks `.s.PGSQL.N`); several hosts, `postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`, are tried in order for the one that accepts writes, again after a failover (docs/DEPLOYMENT.md)",
         given: { $0.database }, parse: { $0 },
         apply: { value, setup in
             do {
@@ -73,6 +73,29 @@ extension ServeOptions {
         apply: { value, setup in
             guard (1...1000).contains(value) else { throw ValidationError("--database-connections must be from 1 to 1000") }
             setup.configuration.databaseConnections = value
+        })
+
+    static let readReplica: ServeOption<[String]> = ServeOption(
+        flag: "read-replica", valueName: "URL", variable: "STRATA_READ_REPLICA", defaultValue: .none,
+        summary: "a PostgreSQL streaming standby of `--database` (`postgres://…`; repeatable, comma-separated in the environment): GET requests' reads go to standbys that have replayed what their caller has seen (`Strata-Position`), writes and sign-ins to the primary; each standby gets a pool of `--database-connections`",
+        given: { $0.readReplica.isEmpty ? nil : $0.readReplica }, parse: { $0.split(separator: ",").map(String.init) },
+        apply: { urls, setup in
+            do {
+                setup.configuration.readReplicas = try urls.map { try PostgresLocation(url: $0) }
+            } catch {
+                throw ValidationError("--read-replica: \(error)")
+            }
+        })
+
+    static let maxReplicaLag: ServeOption<String> = ServeOption(
+        flag: "max-replica-lag", valueName: "LAG", variable: "STRATA_MAX_REPLICA_LAG", defaultValue: .literal(defaults.maxReplicaLag.description),
+        summary: "a standby further behind the primary than this serves no reads: a time (`500ms`, `5s`) since the primary passed what it has replayed, or log bytes (`16MB`)",
+        given: { $0.maxReplicaLag }, parse: { $0 },
+        apply: { text, setup in
+            guard let limit = ReplicaLagLimit(text) else {
+                throw ValidationError("--max-replica-lag must be a time such as 500ms, 5s or 1m, or a size such as 512kB, 16MB or 1GB, not \(text)")
+            }
+            setup.configuration.maxReplicaLag = limit
         })
 
     static let eventLoops: ServeOption<Int> = ServeOption(

@@ -13,6 +13,8 @@ struct ServeOptions: ParsableArguments {
     @Option(name: Self.database.name, help: Self.database.help) var database: String?
     @Option(name: Self.systemDatabase.name, help: Self.systemDatabase.help) var systemDatabase: String?
     @Option(name: Self.databaseConnections.name, help: Self.databaseConnections.help) var databaseConnections: Int?
+    @Option(name: Self.readReplica.name, help: Self.readReplica.help) var readReplica: [String] = []
+    @Option(name: Self.maxReplicaLag.name, help: Self.maxReplicaLag.help) var maxReplicaLag: String?
     @Option(name: Self.eventLoops.name, help: Self.eventLoops.help) var eventLoops: Int?
     @Option(name: Self.publicURL.name, help: Self.publicURL.help) var publicURL: String?
     @Option(name: Self.pageSize.name, help: Self.pageSize.help) var pageSize: Int?

@@ -25,6 +25,10 @@ package struct SystemPlacement: Sendable {
         case .sqliteFile(let path):
             return (try await openSQLite(path, logger: logger), nil)
         case .postgres(let location):
+            // A separate system database has no control connection to follow a failover with.
+            guard !location.hasSeveralHosts else {
+                throw ConfigurationError("--system-database takes one host; several hosts (a failover) are for --database, which holds the system tables by default")
+            }
             let pool = PostgresPool(configuration: location.clientConfiguration(keepingOpen: connections), logger: logger)
             return (postgres(pool, connectionWait: connectionWait, scanLimit: max(1, connections - 1), logger: logger), pool)
         }

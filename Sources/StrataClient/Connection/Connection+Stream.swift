@@ -78,7 +78,7 @@ extension Connection {
     /// The URL request for a stream, and the request as observers see it (announced as sent).
     private func prepareStream(_ request: StrataRequest, authorization: String?) throws(StrataError) -> (URLRequest, SentRequest) {
         let url = try url(for: request.path)
-        let headers = configuration.defaultHeaders.merging(request.headers)
+        let headers = positioned(configuration.defaultHeaders.merging(request.headers))
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 7 * 24 * 3600)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in headers { urlRequest.addValue(value, forHTTPHeaderField: name) }

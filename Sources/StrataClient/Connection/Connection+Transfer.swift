@@ -13,7 +13,7 @@ extension Connection {
         if let file = request.bodyFile, !FileManager.default.isReadableFile(atPath: file.path) {
             throw StrataError(.invalidRequest, method: request.method, url: url, message: "There is no readable file at \(file.path) to send.")
         }
-        let headers = configuration.defaultHeaders.merging(request.headers)
+        let headers = positioned(configuration.defaultHeaders.merging(request.headers))
         let timeout = request.timeout ?? configuration.timeout
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
@@ -55,6 +55,7 @@ extension Connection {
         let duration = Date().timeIntervalSince(started)
         switch outcome {
         case .success(let response):
+            remember(positionFrom: response.headers)
             record(Exchange(request: sent, response: response, error: nil, startedAt: started, duration: duration))
             emit(.didFinish(sent, response))
             return response

@@ -35,6 +35,11 @@ public actor Connection {
     private var lastIdentifier: UInt64 = 0
     private var lastRequestIdentifier: UInt64 = 0
 
+    /// The highest log position the servers have answered (`Strata-Position`), sent with every
+    /// request from now on so that no server answers from data older than what this connection has
+    /// written or read (``ReadPosition``). Nil until a server that reads from standbys answers one.
+    public private(set) var readPosition: ReadPosition?
+
     /// Creates a connection; requests with relative paths resolve against `baseURL`, which is
     /// treated as a directory (`…/cardealer` and `…/cardealer/` are the same).
     public init(baseURL: URL, configuration: ConnectionConfiguration = ConnectionConfiguration()) {
@@ -185,6 +190,20 @@ public actor Connection {
 
     func record(_ exchange: Exchange) {
         lastExchange = exchange
+    }
+
+    /// Remembers a response's position when it is past the highest seen.
+    func remember(positionFrom headers: StrataHeaders) {
+        guard let text = headers[ReadPosition.headerName], let position = ReadPosition(text) else { return }
+        if readPosition.map({ $0 < position }) ?? true { readPosition = position }
+    }
+
+    /// `headers` with the highest position seen, unless the request names one itself.
+    func positioned(_ headers: StrataHeaders) -> StrataHeaders {
+        guard let readPosition, headers[ReadPosition.headerName] == nil else { return headers }
+        var headers = headers
+        headers[ReadPosition.headerName] = readPosition.description
+        return headers
     }
 
     nonisolated var urlSession: URLSession { session }

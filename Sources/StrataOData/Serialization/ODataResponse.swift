@@ -90,6 +90,8 @@ package enum ODataResponse {
         if error.status == 405 { headers[.allow] = "GET, HEAD, POST, PUT, PATCH, MERGE, DELETE" }
         // A caller over its share of queries may try again as soon as one of them has finished.
         if error.status == 429 { headers[.retryAfter] = "1" }
+        // The database is away (a failover under way, an outage): the server checks every second.
+        if error.status == 503 { headers[.retryAfter] = "1" }
         return body(error.jsonBody(for: version), status: HTTPResponse.Status(code: error.status), headers: headers, headRequest: headRequest)
     }
 }

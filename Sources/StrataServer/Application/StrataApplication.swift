@@ -60,6 +60,9 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
         system = opened.placement
         if let pool = opened.pool { services.append(pool) }
     }
+    if !configuration.readReplicas.isEmpty, !(configuration.database.map { if case .postgres = $0 { true } else { false } } ?? false) {
+        throw ConfigurationError("--read-replica names standbys of a PostgreSQL --database; there is none")
+    }
     switch configuration.database {
     case nil:
         store = try await SQLiteServiceStore.open(directory: dataDirectory, singleFile: nil, counter: metrics.statementCounter, logger: logger,
@@ -69,14 +72,27 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
                                                   counter: metrics.statementCounter, logger: logger, system: system,
                                                   poolWaits: metrics.poolWaits)
     case .postgres(let location):
-        let pool = PostgresPool(configuration: location.clientConfiguration(keepingOpen: configuration.databaseConnections), logger: logger)
+        let candidates = location.candidates
+        let control = PostgresControlConnection(candidates: try candidates.map { try $0.connectionConfiguration() }, logger: logger)
+        // With several hosts the pool starts on the one that accepts writes; if none answers yet,
+        // on the first, and the control connection's prober moves it once the primary is found.
+        if location.hasSeveralHosts { try? await control.check() }
+        let pool = PostgresPool(configurations: candidates.map { $0.clientConfiguration(keepingOpen: configuration.databaseConnections) },
+                                host: await control.hostIndex ?? 0, logger: logger)
         services.append(pool)
-        let control = PostgresControlConnection(configuration: try location.connectionConfiguration(), logger: logger)
+        var standbys: StandbySet?
+        if !configuration.readReplicas.isEmpty {
+            let set = try StandbySet(locations: configuration.readReplicas, connections: configuration.databaseConnections,
+                                     limit: configuration.maxReplicaLag, primary: control, counter: metrics.statementCounter,
+                                     metrics: metrics.standbys, logger: logger)
+            services.append(set)
+            standbys = set
+        }
         store = PostgresServiceStore(pool: pool, counter: metrics.statementCounter, logger: logger,
                                      connectionWait: configuration.databaseConnectionWait, control: control,
                                      // Two connections always free for key lookups, writes and sign-ins.
                                      scanLimit: max(1, configuration.databaseConnections - 2), system: system,
-                                     poolWaits: metrics.poolWaits)
+                                     poolWaits: metrics.poolWaits, standbys: standbys)
     }
     let auth = try await AuthRuntime.make(
         settings: configuration.auth, system: SystemDatabase(database: store.system, schema: store.systemSchema),
@@ -97,14 +113,14 @@ func makeApplication(_ configuration: StrataConfiguration, logger: Logger?) asyn
     // A signal has one waiter: the feed's listener gets its own.
     let feedStarted = StartSignal()
     if let location = configuration.systemPostgresLocation {
-        var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(),
+        var listener = PostgresChangeListener(candidates: try location.candidates.map { try $0.connectionConfiguration() },
                                               channel: runtime.system.changeChannel, logger: logger)
         listener.retry = configuration.changeListenerRetry
         services.append(SystemChangeListener(listener: listener, dispatcher: changes, started: started))
     }
     if case .postgres(let location) = configuration.database {
-        var listener = PostgresChangeListener(configuration: try location.connectionConfiguration(), channel: FeedWaker.channel,
-                                              logger: logger)
+        var listener = PostgresChangeListener(candidates: try location.candidates.map { try $0.connectionConfiguration() },
+                                              channel: FeedWaker.channel, logger: logger)
         listener.retry = configuration.changeListenerRetry
         services.append(FeedWaker(listener: listener, hubs: runtime.feedHubs, started: feedStarted))
     }

@@ -46,6 +46,18 @@ final class StrataMetrics: Sendable {
         }
     }
 
+    /// Each standby's state and reads (`--read-replica`): `strata_standby_serving` (1 when it may
+    /// serve reads), `strata_standby_lag_bytes` and `strata_standby_lag_seconds` (as last polled),
+    /// `strata_standby_reads_total` and `strata_standby_errors_total` (reads it failed, which the
+    /// primary served instead), each with the label `standby` (host:port).
+    var standbys: StandbyMetrics {
+        let series = StandbySeries(factory: factory)
+        return StandbyMetrics(
+            polled: { standby, serving, bytes, seconds in series.polled(standby, serving, bytes, seconds) },
+            read: { standby in series.of(standby).reads.increment() },
+            failed: { standby in series.of(standby).errors.increment() })
+    }
+
     /// Counts one SQL statement sent to a database.
     var statementCounter: StatementCounter {
         let counter = sqlStatements
@@ -73,5 +85,47 @@ final class StrataMetrics: Sendable {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return buffer
+    }
+}
+
+/// The metrics of each standby, made on first use (as the request series are: making one asks the
+/// registry under its lock).
+private final class StandbySeries: Sendable {
+    struct Series {
+        var serving: CoreMetrics.Gauge
+        var lagBytes: CoreMetrics.Gauge
+        var lagSeconds: CoreMetrics.Gauge
+        var reads: CoreMetrics.Counter
+        var errors: CoreMetrics.Counter
+    }
+
+    private let factory: PrometheusMetricsFactory
+    private let known = Mutex<[String: Series]>([:])
+
+    init(factory: PrometheusMetricsFactory) {
+        self.factory = factory
+    }
+
+    func of(_ standby: String) -> Series {
+        known.withLock { known in
+            if let series = known[standby] { return series }
+            let dimensions = [("standby", standby)]
+            let series = Series(
+                serving: CoreMetrics.Gauge(label: "strata_standby_serving", dimensions: dimensions, factory: factory),
+                lagBytes: CoreMetrics.Gauge(label: "strata_standby_lag_bytes", dimensions: dimensions, factory: factory),
+                lagSeconds: CoreMetrics.Gauge(label: "strata_standby_lag_seconds", dimensions: dimensions, factory: factory),
+                reads: CoreMetrics.Counter(label: "strata_standby_reads_total", dimensions: dimensions, factory: factory),
+                errors: CoreMetrics.Counter(label: "strata_standby_errors_total", dimensions: dimensions, factory: factory))
+            known[standby] = series
+            return series
+        }
+    }
+
+    func polled(_ standby: String, _ serving: Bool, _ bytes: UInt64?, _ seconds: Double?) {
+        let series = of(standby)
+        series.serving.record(serving ? 1 : 0)
+        // A standby that is down has no lag to show; -1 says so rather than a stale number.
+        series.lagBytes.record(bytes.map(Double.init) ?? -1)
+        series.lagSeconds.record(seconds ?? -1)
     }
 }

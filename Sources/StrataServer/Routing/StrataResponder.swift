@@ -23,6 +23,11 @@ struct StrataResponder: HTTPResponder {
     /// included: the OData endpoint sets them with what it knows of the service and the caller
     /// (one task-local binding per request, on the path every service request takes), the others here.
     func respond(to request: Request, context: Context) async throws -> Response {
+        guard runtime.readsStandbys else { return try await dispatch(request, context: context) }
+        return try await ReadPositionHeader.run(request) { try await dispatch(request, context: context) }
+    }
+
+    private func dispatch(_ request: Request, context: Context) async throws -> Response {
         if odataMethods.contains(request.method), Self.isServicePath(request.rawPath) {
             return try await odata.respond(to: request, context: context)
         }

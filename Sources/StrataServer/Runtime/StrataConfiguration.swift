@@ -43,6 +43,12 @@ public struct StrataConfiguration: Sendable {
     /// How many PostgreSQL connections the server keeps open: a fixed pool, opened at start.
     /// Requests beyond it wait for a free connection (up to ``databaseConnectionWait``).
     public var databaseConnections: Int = 10
+    /// PostgreSQL streaming standbys the services' reads go to (`--read-replica`), each with a pool of
+    /// ``databaseConnections``. Reads of GET requests go to a standby that has replayed what their
+    /// caller has seen (`Strata-Position`); writes, sign-ins and Strata's own tables stay on the primary.
+    public var readReplicas: [PostgresLocation] = []
+    /// How far behind the primary a standby may be and still serve reads (`--max-replica-lag`).
+    package var maxReplicaLag: ReplicaLagLimit = .time(.seconds(5))
     /// Limits on query options (`$filter` size and depth, `$expand` depth and width, `$top`, URL length).
     /// `package`, as the parser's limits are: the command line's options set them.
     package var queryLimits: QueryLimits = .default

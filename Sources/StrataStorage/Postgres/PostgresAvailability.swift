@@ -8,7 +8,9 @@ import Synchronization
 /// A lease that cannot get a connection asks the control connection (short connect timeout). If
 /// that fails too, the database is down: leases fail at once with 503 while a prober tries the
 /// control connection every ``probeInterval``. When it answers again, the pool is replaced by a
-/// fresh one (``PostgresPool``), which connects immediately, and leases go through again.
+/// fresh one (``PostgresPool``), which connects immediately, and leases go through again. With a
+/// multi-host location the control connection answers only from a host that accepts writes, so a
+/// failover is an outage until a standby is promoted, and the fresh pool goes to the new primary.
 final class PostgresAvailability: Sendable {
     let control: PostgresControlConnection
     let pool: PostgresPool
@@ -41,12 +43,21 @@ final class PostgresAvailability: Sendable {
     func check() async -> Bool {
         if isDown { return true }
         do {
-            try await control.run("SELECT 1")
+            try await control.check()
+            await followControlHost()
             return false
         } catch {
             markDown(error)
             return true
         }
+    }
+
+    /// With several hosts, the control connection may have found a new primary without the
+    /// database ever looking down (the promotion came before the first check): the pool follows it.
+    private func followControlHost() async {
+        guard let host = await control.hostIndex, host != pool.host else { return }
+        logger.notice("PostgreSQL's primary is another host now: opened a new connection pool to it", metadata: ["host": "\(host)"])
+        pool.replace(host: host)
     }
 
     private func markDown(_ error: any Error) {
@@ -55,6 +66,9 @@ final class PostgresAvailability: Sendable {
             defer { state.probing = true }
             return !state.probing
         }
+        // Leases still running may be on connections that will never answer (LeaseAbandonment);
+        // the control connection could not reach the database either, so they are answered now.
+        pool.leases.abandon(before: nil)
         guard startProber else { return }
         logger.error("PostgreSQL does not answer; requests fail at once until it does", metadata: ["error": "\(String(reflecting: error))"])
         Task { await self.probe() }
@@ -64,13 +78,14 @@ final class PostgresAvailability: Sendable {
         while true {
             try? await Task.sleep(for: Self.probeInterval)
             do {
-                try await control.run("SELECT 1")
+                try await control.check()
                 break
             } catch {
                 continue
             }
         }
-        pool.replace()
+        // With several hosts, the one that answered may be a new primary (after a failover).
+        pool.replace(host: await control.hostIndex)
         state.withLock { $0 = State() }
     }
 }

@@ -22,7 +22,9 @@ package struct PostgresChangeListener: Sendable {
         case notified(String)
     }
 
-    let configuration: PostgresConnection.Configuration
+    /// One per host of a multi-host location: each connection goes to the one that accepts writes
+    /// (``PostgresPrimarySearch``), as notifications are sent on the primary.
+    let configurations: [PostgresConnection.Configuration]
     let channel: String
     let logger: Logger
     /// The pause before the first reconnection; it doubles with each failed one, up to ``maxRetry``.
@@ -34,12 +36,22 @@ package struct PostgresChangeListener: Sendable {
     static let applicationName = "strata-listener"
 
     package init(configuration: PostgresConnection.Configuration, channel: String, logger: Logger) {
-        var configuration = configuration
-        configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("TimeZone", "UTC"), ("application_name", Self.applicationName)]
-        self.configuration = configuration
+        self.init(candidates: [configuration], channel: channel, logger: logger)
+    }
+
+    /// Listens on the host of `candidates` that accepts writes; with several, it looks for it again at
+    /// every reconnection and waits at most two seconds between attempts, so that it finds a
+    /// promoted standby as soon as the pool does.
+    package init(candidates: [PostgresConnection.Configuration], channel: String, logger: Logger) {
+        configurations = candidates.map { candidate in
+            var configuration = candidate
+            configuration.options.connectTimeout = .seconds(candidates.count > 1 ? 2 : 5)
+            configuration.options.additionalStartupParameters = [("TimeZone", "UTC"), ("application_name", Self.applicationName)]
+            return configuration
+        }
         self.channel = channel
         self.logger = logger
+        if candidates.count > 1 { maxRetry = .seconds(2) }
     }
 
     /// Listens until the task is cancelled, telling `handle` what happens, one event at a time.
@@ -50,7 +62,7 @@ package struct PostgresChangeListener: Sendable {
         while !Task.isCancelled {
             id += 1
             do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: -1000 - id, logger: logger)
+                let (connection, _) = try await PostgresPrimarySearch.connect(configurations, id: -1000 - id, logger: logger)
                 pause = retry
                 await listen(on: connection, first: first, handle)
                 try? await connection.close()

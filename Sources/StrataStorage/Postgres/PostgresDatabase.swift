@@ -25,10 +25,42 @@ final class PostgresDatabase: Database {
     /// How long leases wait for a connection (`/metrics`).
     private let poolWaits: PoolWaitRecorder
 
+    /// Whether this is the primary or a standby: which log position its reads report.
+    let role: Role
+    /// The standbys reads may go to (`--read-replica`); nil on a standby and without replicas.
+    let standbys: StandbySet?
+
+    enum Role: Sendable {
+        case primary, standby
+
+        /// Runs, after a lease's statements, the statement that answers a log position at or past
+        /// what they saw or wrote (``PrimaryPositionStatement``, ``StandbyPositionStatement``).
+        func position(on connection: PostgresConnection, logger: Logger) async throws -> String? {
+            // Every row is read (there is one), so that nothing is left unread on the connection.
+            var position: String?
+            switch self {
+            case .primary:
+                for try await text in try await connection.execute(PrimaryPositionStatement(), logger: logger) { position = text }
+            case .standby:
+                for try await text in try await connection.execute(StandbyPositionStatement(), logger: logger) { position = text }
+            }
+            return position
+        }
+    }
+
+    /// How a read runs: on pooled connections for key lookups or those kept for scans, or in a
+    /// read-only snapshot (``Database/snapshot(_:)``).
+    enum ReadKind: Sendable {
+        case read(scanning: Bool)
+        case snapshot
+    }
+
     init(sessions: PostgresSessions, counter: StatementCounter = .none, logger: Logger,
          leaseTimeout: Duration = .seconds(10), scanLimit: Int = 8, leaseWatch: LeaseWatch = LeaseWatch(),
-         poolWaits: PoolWaitRecorder = .none) {
+         poolWaits: PoolWaitRecorder = .none, role: Role = .primary, standbys: StandbySet? = nil) {
         self.sessions = sessions
+        self.role = role
+        self.standbys = standbys
         self.poolWaits = poolWaits
         self.scans = LeaseLimit(scanLimit)
         self.leaseWatch = leaseWatch
@@ -42,6 +74,13 @@ final class PostgresDatabase: Database {
     }
 
     func read<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        if standbys != nil, let scope = ReadPositionScope.current {
+            return try await routed(.read(scanning: scanning), scope, body)
+        }
+        return try await plainRead(scanning: scanning, body)
+    }
+
+    private func plainRead<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         if scanning {
             return try await scans.with { try await leased(body) }
         }
@@ -49,21 +88,69 @@ final class PostgresDatabase: Database {
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await transaction(begin: "BEGIN", body)
+        guard standbys != nil, let scope = ReadPositionScope.current else { return try await transaction(begin: "BEGIN", body) }
+        // The caller's next reads must see this write: its position is read after the commit.
+        let (result, position) = try await transaction(begin: "BEGIN", body, reporting: true)
+        if let position { scope.record(position) }
+        return result
     }
 
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        if standbys != nil, let scope = ReadPositionScope.current {
+            return try await routed(.snapshot, scope, body)
+        }
+        return try await transaction(begin: Self.snapshotBegin, body)
+    }
+
+    private static let snapshotBegin: SQL = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// A read of a request (``ReadPositionScope``): on a standby that has replayed what the caller
+    /// has seen when the request may read standbys, else on the primary; either way the position it
+    /// saw is recorded for the response.
+    private func routed<T: Sendable>(_ kind: ReadKind, _ scope: ReadPositionScope,
+                                     _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        if scope.mayReadStandbys, let standbys, let (result, position) = try await standbys.read(kind: kind, after: scope.position, body) {
+            scope.record(position)
+            return result
+        }
+        let (result, position) = try await reporting(kind, body)
+        scope.record(position)
+        return result
+    }
+
+    /// Runs a read and then, on the same connection, the statement that answers the position it saw.
+    func reporting<T: Sendable>(_ kind: ReadKind, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T)
+        async throws -> (T, ReadPosition) {
+        let report: @Sendable (PostgresSession) async throws -> ReadPosition = { [role] session in try await session.position(role) }
+        switch kind {
+        case .read(let scanning):
+            return try await plainRead(scanning: scanning) { connection in
+                let result = try await body(connection)
+                // Always a PostgresSession: this database lends no other kind of connection.
+                guard let session = connection as? PostgresSession else { throw StorageError.failed("not a PostgreSQL connection") }
+                return (result, try await report(session))
+            }
+        case .snapshot:
+            let (result, position) = try await transaction(begin: Self.snapshotBegin, body, reporting: true)
+            guard let position else { throw StorageError.unavailable("PostgreSQL answered no log position") }
+            return (result, position)
+        }
     }
 
     private func transaction<T: Sendable>(begin: SQL, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await transaction(begin: begin, body, reporting: false).0
+    }
+
+    /// A transaction; with `reporting`, the position read on its connection after the commit.
+    private func transaction<T: Sendable>(begin: SQL, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T,
+                                          reporting: Bool) async throws -> (T, ReadPosition?) {
         try await leased { session in
             let logger = self.logger
             try await session.execute(SQLStatement(begin, dialect: self.dialect).oneRow())
+            let result: T
             do {
-                let result = try await body(session)
+                result = try await body(session)
                 try await session.execute(SQLStatement("COMMIT", dialect: self.dialect).oneRow())
-                return result
             } catch {
                 do {
                     try await session.execute(SQLStatement("ROLLBACK", dialect: self.dialect).oneRow())
@@ -71,6 +158,17 @@ final class PostgresDatabase: Database {
                     logger.error("PostgreSQL rollback failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
                 throw error
+            }
+            guard reporting else { return (result, nil) }
+            do {
+                return (result, try await session.position(self.role))
+            } catch {
+                // Committed: the write is not reported as failed (a client would send it again). Its
+                // caller's next read may then miss it on a standby; only when the connection dies
+                // between the commit and this one statement.
+                logger.warning("Committed, but PostgreSQL's log position could not be read after the commit",
+                               metadata: ["error": "\(String(reflecting: error))"])
+                return (result, nil)
             }
         }
     }
@@ -87,34 +185,34 @@ final class PostgresDatabase: Database {
         let limits = StatementLimits.current
         let (sessions, counter, logger, poolWaits) = (self.sessions, self.counter, self.logger, self.poolWaits)
         let asked = ContinuousClock.now
+        let outcome = LeaseOutcome<T>()
         let lease = Task {
             ticket.start()
-            return try await client.withConnection { connection in
-                guard ticket.acquire() else { throw CancellationError() }
-                poolWaits.record(ContinuousClock.now - asked)
-                let processID = try await sessions.prepare(connection, pool: generation, timeout: limits.timeout)
-                let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
-                                              counter: counter, logger: logger)
-                do {
-                    let result = try await work(session)
-                    await session.stops.settled()
-                    return result
-                } catch {
-                    // The connection goes back to the pool only once a cancel it asked for was delivered.
-                    await session.stops.settled()
-                    throw error
-                }
+            do {
+                outcome.finish(.success(try await Self.lease(client, generation: generation, ticket: ticket, asked: asked, limits: limits,
+                                                             sessions: sessions, counter: counter, logger: logger, poolWaits: poolWaits, work)))
+            } catch {
+                outcome.finish(.failure(error))
             }
         }
+        let abandonment = sessions.pool.leases.register(generation: generation) {
+            outcome.finish(.failure(StorageError.unavailable("the connection's PostgreSQL server went away")))
+            lease.cancel()
+        }
+        defer { sessions.pool.leases.remove(abandonment) }
         ticket.onExpiry { lease.cancel() }
         do {
             return try await withTaskCancellationHandler {
-                try await lease.value
+                try await outcome.value
             } onCancel: {
                 lease.cancel()
             }
         } catch let error as StorageError {
             ticket.end()
+            // A connection lost, or a host that became a standby: the control connection finds out
+            // whether the database (or, with several hosts, its primary) is away, and a failover's
+            // new primary is then looked for.
+            if case .unavailable = error { await sessions.availability?.check() }
             throw error
         } catch {
             ticket.end()
@@ -131,6 +229,29 @@ final class PostgresDatabase: Database {
                 throw StorageError.unavailable("cannot connect to PostgreSQL: \(String(describing: error))")
             }
             throw PostgresErrorMapping.map(error)
+        }
+    }
+
+    /// Leases a connection from `client` and runs `work` on it.
+    private static func lease<T: Sendable>(_ client: PostgresClient, generation: Int, ticket: LeaseTicket, asked: ContinuousClock.Instant,
+                                           limits: StatementLimits, sessions: PostgresSessions, counter: StatementCounter, logger: Logger,
+                                           poolWaits: PoolWaitRecorder,
+                                           _ work: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            guard ticket.acquire() else { throw CancellationError() }
+            poolWaits.record(ContinuousClock.now - asked)
+            let processID = try await sessions.prepare(connection, pool: generation, timeout: limits.timeout)
+            let session = PostgresSession(connection: connection, processID: processID, sessions: sessions, limits: limits,
+                                          counter: counter, logger: logger)
+            do {
+                let result = try await work(session)
+                await session.stops.settled()
+                return result
+            } catch {
+                // The connection goes back to the pool only once a cancel it asked for was delivered.
+                await session.stops.settled()
+                throw error
+            }
         }
     }
 
@@ -164,6 +285,19 @@ struct PostgresSession: DatabaseConnection {
     let stops = PostgresStops()
     var dialect: SQLDialect { .postgres }
 
+    /// The log position the statements of this lease saw or wrote (``PostgresDatabase/Role/positionQuery``);
+    /// not counted as a service statement. A failure is an outage for the caller (503): the server
+    /// cannot tell what the request's answer reflects.
+    func position(_ role: PostgresDatabase.Role) async throws -> ReadPosition {
+        do {
+            if let text = try await role.position(on: connection, logger: logger), let position = ReadPosition(text) { return position }
+        } catch {
+            if case StorageError.cancelled = PostgresErrorMapping.map(error) { throw StorageError.cancelled }
+            throw StorageError.unavailable("cannot read PostgreSQL's log position: \(String(describing: PostgresErrorMapping.map(error)))")
+        }
+        throw StorageError.unavailable("PostgreSQL answered no log position")
+    }
+
     func query(_ statement: SQLStatement, types: [EDMPrimitiveType?]) async throws -> SQLRows {
         counter.increment()
         if statement.touchesOneRow { return try await runQuery(statement, types: types) }
@@ -185,7 +319,8 @@ struct PostgresSession: DatabaseConnection {
             // PostgreSQL keeps the deadline itself (`statement_timeout`); the watch sends the cancels.
             let result = try await StatementWatch.shared.run(limits, timesOut: false, stop: { cause in
                 guard case .signal(let reason) = cause else { return }
-                stops.stop(reason) { await sessions.cancel(processID) }
+                let connection = self.connection
+                stops.stop(reason, cancel: { await sessions.cancel(processID) }, close: { try? await connection.close() })
             }) {
                 // Stopped before it was sent (the client hung up while it waited): not sent at all.
                 if stops.reason != nil { throw StorageError.cancelled }
@@ -265,6 +400,22 @@ struct PostgresSession: DatabaseConnection {
 
 /// Turns PostgreSQL errors into storage errors that mean something to clients.
 enum PostgresErrorMapping {
+    /// A table, column, schema or function the statement names does not exist. The statements come
+    /// from catalogs read on the primary, so on the primary this is a failure (500); on a standby it
+    /// means the standby has not yet replayed the DDL, and the read goes to the primary.
+    static let missingObjectStates: Set<String> = ["42P01", "42703", "3F000", "42883"]
+
+    /// The text of ``StorageError/failed(_:)`` for an unmapped PostgreSQL error; its state leads.
+    static func failure(_ state: String, _ message: String) -> String {
+        "PostgreSQL \(state): \(message)"
+    }
+
+    /// Whether the error is one of ``missingObjectStates``.
+    static func isMissingObject(_ error: StorageError) -> Bool {
+        guard case .failed(let text) = error else { return false }
+        return missingObjectStates.contains { text.hasPrefix(failure($0, "")) }
+    }
+
     /// `timeout` is the statement timeout the statement ran under, named when PostgreSQL stopped it for that.
     static func map(_ error: any Error, timeout: Duration? = nil) -> any Error {
         guard let error = error as? PSQLError else { return error }
@@ -296,7 +447,13 @@ enum PostgresErrorMapping {
                 if let timeout, message.contains("statement timeout") { return StorageError.timedOut(timeout) }
                 return StorageError.cancelled
             case "57P01", "57P02", "57P03", "53300": return StorageError.unavailable(message)
-            default: return StorageError.failed("PostgreSQL \(state): \(message)")
+            case "25006":
+                // read_only_sql_transaction: the host is a standby now (a failover moved the primary).
+                return StorageError.unavailable(message)
+            case "40001" where message.contains("conflict with recovery"):
+                // A standby cancelled the query for the log it replays: the read goes to the primary.
+                return StorageError.unavailable(message)
+            default: return StorageError.failed(failure(state, message))
             }
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
             return StorageError.unavailable(String(describing: error.code))
@@ -341,14 +498,27 @@ final class PostgresStops: Sendable {
         await pending?.value
     }
 
-    /// Records the first reason and cancels while a statement runs.
-    func stop(_ reason: InterruptSignal.Reason, _ cancel: @escaping @Sendable () async -> Void) {
+    /// How long cancels are repeated before the connection is closed instead.
+    static let closeAfter: Duration = .seconds(2)
+
+    /// Records the first reason and cancels while a statement runs. A statement still running
+    /// ``closeAfter`` later is ended by closing its connection (postgres-nio then fails it): its
+    /// server does not take cancels — gone silent, or gone in a failover — and the lease must not
+    /// wait for it forever. Each cancel is waited for at most ``repeatInterval`` times five, so a
+    /// control connection that hangs cannot hold the loop.
+    func stop(_ reason: InterruptSignal.Reason, cancel: @escaping @Sendable () async -> Void,
+              close: @escaping @Sendable () async -> Void) {
         state.withLock { state in
             guard state.pending == nil else { return }
             state.reason = reason
             state.pending = Task { [self] in
+                let started = ContinuousClock.now
                 while self.state.withLock({ $0.running }) {
-                    await cancel()
+                    if ContinuousClock.now - started >= Self.closeAfter {
+                        await close()
+                        return
+                    }
+                    await Bounded.wait(at: Self.repeatInterval * 5, cancel)
                     try? await Task.sleep(for: Self.repeatInterval)
                 }
             }

@@ -18,12 +18,14 @@ package final class PostgresServiceStore: ServiceStore {
     ///   - scanLimit: how many scans may hold pooled connections at once; keep it below the pool's size.
     ///   - system: where Strata's own tables are when not in this database (`--system-database`).
     ///   - poolWaits: hears how long each lease waited for a connection, the services' and Strata's own.
+    ///   - standbys: where the services' reads may go (`--read-replica`). Strata's own tables are always
+    ///     read on the primary: access checks and sign-ins must see the latest grants and accounts.
     package init(pool: PostgresPool, counter: StatementCounter, logger: Logger, connectionWait: Duration = .seconds(10),
          control: PostgresControlConnection? = nil, scanLimit: Int = 8, system: SystemPlacement? = nil,
-         poolWaits: PoolWaitRecorder = .none) {
+         poolWaits: PoolWaitRecorder = .none, standbys: StandbySet? = nil) {
         let sessions = PostgresSessions(pool: pool, control: control, logger: logger)
         self.database = PostgresDatabase(sessions: sessions, counter: counter, logger: logger,
-                                         leaseTimeout: connectionWait, scanLimit: scanLimit, poolWaits: poolWaits)
+                                         leaseTimeout: connectionWait, scanLimit: scanLimit, poolWaits: poolWaits, standbys: standbys)
         // Strata's own statements (access checks on every request) are not the services' SQL that
         // `strata_sql_statements_total` counts, so the system tables use an uncounted view of the pool.
         self.system = system?.database ?? PostgresDatabase(sessions: sessions, counter: .none, logger: logger,

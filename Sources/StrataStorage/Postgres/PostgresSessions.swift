@@ -36,10 +36,11 @@ final class PostgresSessions: Sendable {
 
     /// Without a control connection, cancel requests borrow a pooled connection and an outage is
     /// not tracked (the command line and tests, which run no long statements).
-    init(pool: PostgresPool, control: PostgresControlConnection?, logger: Logger) {
+    /// A standby's sessions do not track availability (`tracksAvailability`): its ``StandbySet`` polls it.
+    init(pool: PostgresPool, control: PostgresControlConnection?, logger: Logger, tracksAvailability: Bool = true) {
         self.pool = pool
         self.control = control
-        self.availability = control.map { PostgresAvailability(control: $0, pool: pool, logger: logger) }
+        self.availability = tracksAvailability ? control.map { PostgresAvailability(control: $0, pool: pool, logger: logger) } : nil
         self.logger = logger
     }
 

@@ -72,7 +72,7 @@ actor PostgresTestCluster {
         init(_ description: String) { self.description = description }
     }
 
-    private static func binDirectory() throws -> String {
+    static func binDirectory() throws -> String {
         let root = "/usr/lib/postgresql"
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
             .compactMap { Int($0) }.sorted(by: >)
@@ -104,7 +104,7 @@ actor PostgresTestCluster {
         "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
     }
 
-    private static func runAsOwner(_ asRoot: Bool, _ tool: String, _ arguments: [String]) throws {
+    static func runAsOwner(_ asRoot: Bool, _ tool: String, _ arguments: [String]) throws {
         if asRoot {
             try run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments)
         } else {
