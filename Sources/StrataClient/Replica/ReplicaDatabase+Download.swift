@@ -14,12 +14,12 @@ extension ReplicaDatabase {
     /// a row cut by the end waits for the next call), in one transaction, while the rest of the
     /// answer is still arriving. The app's table stays as it was.
     ///
-    /// - Throws: ``ReplicaError/Kind/sync`` when the answer is not the table, ``ReplicaError/Kind/storage``
-    ///   when the database cannot take it (a full disk). The download cannot go on after an error.
-    ///
     /// Committed without waiting for the disk (`synchronous=NORMAL`, which in WAL mode still keeps
     /// the database consistent through a power cut): the staging table is of use only once the
     /// last transaction, with the usual fsync, makes it the table — a crash before that drops it anyway.
+    ///
+    /// - Throws: ``ReplicaError/Kind/sync`` when the answer is not the table, ``ReplicaError/Kind/storage``
+    ///   when the database cannot take it (a full disk). The download cannot go on after an error.
     func stage(_ download: TableDownload, upTo available: Int64, state: ReplicaState) throws(ReplicaError) {
         try sqlite { () throws(SQLiteError) in try connection.execute("PRAGMA synchronous=NORMAL") }
         defer { try? connection.execute("PRAGMA synchronous=FULL") }
