@@ -11,8 +11,9 @@ import Synchronization
 /// request (the server's own work), have no scope or may not use standbys: they read the primary.
 package final class ReadPositionScope: Sendable {
     private let highest: Mutex<ReadPosition?>
-    /// Whether this request's reads may go to a standby: GET and HEAD requests only, so that what a
-    /// write decides from (an ETag check, a key's existence) is always read on the primary.
+    /// Whether this request's reads may go to a standby: GET and HEAD requests and `$sql` queries
+    /// (a POST that can only read), so that what a write decides from (an ETag check, a key's
+    /// existence) is always read on the primary.
     package let mayReadStandbys: Bool
 
     package init(caller: ReadPosition?, mayReadStandbys: Bool) {
