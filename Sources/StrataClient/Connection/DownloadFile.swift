@@ -41,7 +41,8 @@ final class DownloadFile {
         }
     }
 
-    /// Closes and removes the temporary file; the destination stays as it was.
+    /// Closes and removes the temporary file; the destination stays as it was (written in place,
+    /// the destination is that file, and a partial body goes with it).
     func discard() {
         try? close()
         try? FileManager.default.removeItem(at: temporary)
