@@ -67,8 +67,22 @@ struct NginxBalancer {
             """
     }
 
-    /// Starts nginx in front of `upstreams` and waits until it accepts connections.
+    /// Starts nginx in front of `upstreams` and waits until it accepts connections. A start that
+    /// fails (another process took the free port first) or hangs (seen once on a loaded machine,
+    /// with nothing in nginx's logs) is tried again on another port, three times in all.
     static func start(upstreams: [Int]) async throws -> NginxBalancer {
+        var failures: [String] = []
+        for _ in 0..<3 {
+            do {
+                return try await startOnce(upstreams: upstreams)
+            } catch let failure as Failure {
+                failures.append(failure.description)
+            }
+        }
+        throw Failure(description: failures.joined(separator: "\n"))
+    }
+
+    private static func startOnce(upstreams: [Int]) async throws -> NginxBalancer {
         let binary = try binary()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-nginx-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -94,10 +108,13 @@ struct NginxBalancer {
         case .ready:
             return balancer
         case .exited:
-            throw Failure(description: "nginx exited at start: \(balancer.log)")
-        case .timedOut:
+            let log = balancer.log
             balancer.stop()
-            throw Failure(description: "nginx did not listen on \(port) within 20 s: \(balancer.log)")
+            throw Failure(description: "nginx exited at start: \(log)")
+        case .timedOut:
+            let log = balancer.log
+            balancer.stop()
+            throw Failure(description: "nginx did not listen on \(port) within 20 s: \(log)")
         }
     }
 
