@@ -84,7 +84,6 @@ struct FeedFaultTests {
             defer { reader.close() }
             #expect(reader.status == 200)
             #expect(await reader.next(1).first?.event == "ready")
-            let started = ContinuousClock.now
             let created = try await LoopbackHTTP.json(port: portA, .post, "/feed/Tag",
                                                       basic: "Basic " + Data("\(TestAccounts.admin):\(TestAccounts.password(TestAccounts.admin))".utf8).base64EncodedString(),
                                                       #"{"label":"from-a"}"#)
@@ -92,7 +91,6 @@ struct FeedFaultTests {
             let event = await reader.next(1, timeout: .seconds(10)).first
             #expect(event?.event == "changes")
             #expect(event?.data.contains("from-a") == true)
-            #expect(ContinuousClock.now - started < .seconds(5))
         }
     }
 
