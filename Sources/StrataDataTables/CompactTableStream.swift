@@ -37,6 +37,9 @@ struct CompactTableStream: ChunkedBody {
     private var position: [ODataValue]?
     private var remaining: Int?
     private var offset = 0
+    /// The current table's next chunk, already being read while this one is written: the
+    /// database's work (PostgreSQL's backend, SQLite's thread) and writing JSON then overlap.
+    private var prefetched: Task<[CollectionReader.Row], any Error>?
 
     init(tables: [Table], wrapped: Bool, token: String? = nil) {
         self.tables = tables
@@ -91,13 +94,24 @@ struct CompactTableStream: ChunkedBody {
         let want = min(chunkSize, remaining ?? .max)
         var done = want == 0
         if want > 0 {
-            let rows = try await table.reader.fetch(limit: want + 1, offset: offset, after: position)
+            let rows: [CollectionReader.Row]
+            if let prefetched {
+                rows = try await prefetched.value
+                self.prefetched = nil
+            } else {
+                rows = try await table.reader.fetch(limit: want + 1, offset: offset, after: position)
+            }
             let used = rows.prefix(want)
-            for row in used { CompactTableWriter.row(table.positions.map { row.values[$0] }, into: &writer) }
             remaining = remaining.map { $0 - used.count }
             offset = 0
             position = used.last?.position ?? position
             done = rows.count <= want || remaining == 0
+            // One row more than wanted says whether anything follows; if so, its chunk is read now.
+            if !done, let position {
+                let (reader, next) = (table.reader, min(chunkSize, remaining ?? .max))
+                prefetched = Task { try await reader.fetch(limit: next + 1, offset: 0, after: position) }
+            }
+            for row in used { CompactTableWriter.row(row.cells, at: table.positions, into: &writer) }
         }
         if done {
             if wrapped { CompactTableWriter.end(into: &writer) } else { endWithToken() }

@@ -149,6 +149,14 @@ public enum CompactTableWriter {
         writer.endArray()
     }
 
+    /// One row: the values at `positions`, in that order (a row read with more columns than the
+    /// table has fields, without copying the fields' values out first).
+    public static func row(_ values: [ODataValue], at positions: [Int], into writer: inout JSONWriter) {
+        writer.beginArray()
+        for position in positions { ODataJSON.write(values[position], to: &writer) }
+        writer.endArray()
+    }
+
     /// `]}`: the end of the rows and of the table.
     public static func end(into writer: inout JSONWriter) {
         endRows(into: &writer)

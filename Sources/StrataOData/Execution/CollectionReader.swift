@@ -21,9 +21,17 @@ package struct CollectionReader: Sendable {
     }
 
     package struct Row: Sendable {
-        package var values: [ODataValue]
+        /// The selected columns' values, then the sort keys' values: the row as the database
+        /// answered it. One array per row, not two: a `$tables` download writes a million rows
+        /// from these and needs only the last one's position.
+        package let cells: [ODataValue]
+        /// How many of ``cells`` are selected columns.
+        let width: Int
+
+        /// The selected columns' values.
+        package var values: [ODataValue] { width == cells.count ? cells : Array(cells[..<width]) }
         /// The row's sort key values, naming its position for the next chunk.
-        package var position: [ODataValue]
+        package var position: [ODataValue] { Array(cells[width...]) }
     }
 
     /// Up to `limit` rows after `position` (or, on the first chunk, after skipping `offset` rows).
@@ -34,9 +42,7 @@ package struct CollectionReader: Sendable {
             try await connection.query(statement, types: types)
         }
         let width = columnTypes.count
-        return result.rows.map { row in
-            Row(values: Array(row[..<width]), position: Array(row[width...]))
-        }
+        return result.rows.map { Row(cells: $0, width: width) }
     }
 
     func chunkQuery(limit: Int, offset: Int, after position: [ODataValue]?) -> SelectQuery {
