@@ -33,6 +33,11 @@ actor TestDatabases {
     private var counter = 0
     private var creations: Task<Void, any Error>?
 
+    init() {
+        // Nearly every test asks for a database first: the watch starts with the first one.
+        StallWatch.start()
+    }
+
     static let logger: Logger = {
         var logger = Logger(label: "strata-test")
         logger.logLevel = ProcessInfo.processInfo.environment["STRATA_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
