@@ -30,6 +30,7 @@ package struct AuthRuntime: Sendable {
             store: store, hasher: try PasswordHasher(cost: settings.passwordHashCost), tokens: tokens,
             federation: Federation(store: store), throttle: throttle(settings: settings, system: system),
             basicMemory: BasicCredentialMemory(lifetime: settings.basicCredentialMemory), settings: settings)
+        authenticator.hasher.prepare()
         return AuthRuntime(store: store, authenticator: authenticator, settings: settings, logger: logger)
     }
 

@@ -2,6 +2,7 @@ import HummingbirdBcrypt
 import NIOPosix
 import StrataCore
 import StrataStorage
+import Synchronization
 
 /// bcrypt hashing and checking, on a thread pool of its own (``BlockingPools/passwords``), so that
 /// a few hundred milliseconds of hashing never stall the event loops, the cooperative pool or
@@ -10,7 +11,7 @@ package struct PasswordHasher: Sendable {
     let cost: UInt8
     /// A hash of a random password at the same cost. Checking a login for an unknown account
     /// against it takes as long as a real check, so timing does not tell which accounts exist.
-    let dummyHash: String
+    private let dummyHash: DummyHash
 
     /// bcrypt reads at most 72 bytes; longer passwords would be silently cut, so they are refused.
     static let maximumBytes = 72
@@ -20,7 +21,14 @@ package struct PasswordHasher: Sendable {
             throw ConfigurationError("the password hash cost must be between 4 and 31, not \(cost)")
         }
         self.cost = UInt8(cost)
-        self.dummyHash = Bcrypt.hash(RandomSecret.token(bytes: 16), cost: UInt8(cost))
+        self.dummyHash = DummyHash(cost: UInt8(cost))
+    }
+
+    /// Starts computing the dummy hash on the password pool, so that it is ready before the first
+    /// login for an unknown account (which would otherwise take two hashes' time, once). A server
+    /// calls this as it starts; a command that only stores passwords never needs the dummy.
+    package func prepare() {
+        dummyHash.start()
     }
 
     /// Checks that a new password can be stored and checked faithfully.
@@ -42,8 +50,38 @@ package struct PasswordHasher: Sendable {
     /// Passwords bcrypt could not have stored never match.
     func verify(_ password: String, hash: String?) async throws -> Bool {
         let storable = !password.isEmpty && password.utf8.count <= Self.maximumBytes && !password.utf8.contains(0)
-        let target = hash ?? dummyHash
+        let target = if let hash { hash } else { try await dummyHash.value() }
         let matches = try await BlockingPools.passwords.runIfActive { Bcrypt.verify(password, hash: target) }
         return matches && storable && hash != nil
+    }
+}
+
+/// ``PasswordHasher``'s dummy hash, computed once on the password pool. Not in the initializer: a
+/// hash at the default cost takes a quarter of a second (seconds in a debug build), and the
+/// initializer runs on a cooperative thread, whose stall holds up every task of the process.
+private final class DummyHash: Sendable {
+    private let cost: UInt8
+    private let computation = Mutex<Task<String, any Error>?>(nil)
+
+    init(cost: UInt8) {
+        self.cost = cost
+    }
+
+    func start() {
+        _ = task()
+    }
+
+    func value() async throws -> String {
+        try await task().value
+    }
+
+    private func task() -> Task<String, any Error> {
+        computation.withLock { running in
+            if let running { return running }
+            let cost = self.cost
+            let task = Task { try await BlockingPools.passwords.runIfActive { Bcrypt.hash(RandomSecret.token(bytes: 16), cost: cost) } }
+            running = task
+            return task
+        }
     }
 }

@@ -35,7 +35,8 @@ struct TestIdentityProvider: Sendable {
     }
 
     static func make(rsaKid: String = "rsa-1", ecKid: String = "ec-1") async throws -> TestIdentityProvider {
-        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        // Seconds of work in a debug build: not on a cooperative thread.
+        let rsa = try await onOwnThread { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
         let primitives = try rsa.publicKey.getKeyPrimitives()
         let ec = ES256PrivateKey()
         let parameters = try #require(ec.parameters)

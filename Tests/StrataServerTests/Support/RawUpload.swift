@@ -17,7 +17,7 @@ enum RawUpload {
     /// bytes sent so far every 1 MiB. Answers the status and the response text.
     static func put(port: Int, path: String, headers: [String: String], size: Int,
                     onProgress: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> Answer {
-        try await onThread {
+        try await onOwnThread {
             let fd = try RawHTTP.connect(port: port)
             defer { close(fd) }
             try sendAll(fd, Array(head(port: port, path: path, headers: headers, length: size).utf8))
@@ -37,7 +37,7 @@ enum RawUpload {
     /// Announces `declared` bytes, sends `sent` of them, then closes the connection: a client
     /// that goes away mid-upload.
     static func putAndHangUp(port: Int, path: String, headers: [String: String], declared: Int, sent: Int) async throws {
-        try await onThread {
+        try await onOwnThread {
             let fd = try RawHTTP.connect(port: port)
             defer { close(fd) }
             try sendAll(fd, Array(head(port: port, path: path, headers: headers, length: declared).utf8))
@@ -71,12 +71,5 @@ enum RawUpload {
         let text = String(decoding: received, as: UTF8.self)
         let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
         return Answer(status: status, text: text)
-    }
-
-    /// Blocking socket work on a thread of its own, off the cooperative pool the server needs.
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
     }
 }

@@ -31,10 +31,15 @@ enum StallWatch {
             var waited = 0.0
             var threadLate = 0.0
             // Keeps noting the thread's own punctuality while it waits, so a long wait says which it was.
+            var dumped = false
             while ran.wait(timeout: .now() + interval) == .timedOut {
                 let expected = waited + interval
                 waited = Date().timeIntervalSince(asked)
                 threadLate = max(threadLate, waited - expected)
+                if waited >= threshold, !dumped, let directory = stackDirectory {
+                    dumped = true
+                    dumpStacks(into: directory, at: asked)
+                }
             }
             waited = Date().timeIntervalSince(asked)
             if waited >= threshold {
@@ -46,5 +51,16 @@ enum StallWatch {
             }
             Thread.sleep(forTimeInterval: interval)
         }
+    }
+
+    /// `STRATA_TEST_STALL_STACKS=DIR`: on a stall, every thread's stack (gdb) goes to a file in DIR,
+    /// to find what holds the cooperative threads. For investigation; gdb stops the process for a moment.
+    private static let stackDirectory = ProcessInfo.processInfo.environment["STRATA_TEST_STALL_STACKS"]
+
+    private static func dumpStacks(into directory: String, at asked: Date) {
+        let file = "\(directory)/stall-\(Int(asked.timeIntervalSince1970)).txt"
+        let result = try? ChildProcess.run("gdb", ["-batch", "-p", String(getpid()), "-ex", "thread apply all bt 30"]) as ChildProcess.Result
+        try? Data((result?.output ?? "gdb did not run").utf8).write(to: URL(fileURLWithPath: file))
+        FileHandle.standardError.write(Data("stall watch: stacks in \(file)\n".utf8))
     }
 }
