@@ -97,7 +97,7 @@ package final class HeldSnapshot: Sendable {
         }
         waiting?.resume(returning: nil)
         // Outside the lock: each resumes its reader's continuation.
-        Task { for job in queued { await job(nil) } }
+        if !queued.isEmpty { Task { for job in queued { await job(nil) } } }
     }
 
     /// Holds a snapshot for as long as it is referenced: the snapshot closes when the last reference

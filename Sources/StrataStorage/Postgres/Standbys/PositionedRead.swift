@@ -7,7 +7,8 @@ package extension Database {
     /// database reports none (without standbys), so callers treat nil as "no constraint".
     ///
     /// For reads made while a response body streams, after the request's scope is gone (blob
-    /// chunks), and for background work that keeps its own position (the change feed).
+    /// chunks). Background work that keeps a position across reads (the change feed) binds a
+    /// ``ReadPositionScope`` of its own instead.
     func read<T: Sendable>(after position: ReadPosition?, onStandbys: Bool, scanning: Bool = false,
                            _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> (T, ReadPosition?) {
         let scope = ReadPositionScope(caller: position, mayReadStandbys: onStandbys)
@@ -15,11 +16,4 @@ package extension Database {
         return (result, scope.position)
     }
 
-    /// ``read(after:onStandbys:scanning:_:)`` in one read-only snapshot (``snapshot(_:)``).
-    func snapshot<T: Sendable>(after position: ReadPosition?, onStandbys: Bool,
-                               _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> (T, ReadPosition?) {
-        let scope = ReadPositionScope(caller: position, mayReadStandbys: onStandbys)
-        let result = try await ReadPositionScope.$current.withValue(scope) { try await snapshot(body) }
-        return (result, scope.position)
-    }
 }

@@ -45,7 +45,9 @@ extension PostgresDatabase {
     /// connection, running the snapshot's reads one at a time, until the snapshot closes.
     func openHeld(owner: ObjectIdentifier, deadline: ContinuousClock.Instant) async throws -> (HeldSnapshot, ReadPosition) {
         let held = HeldSnapshot(owner: owner, deadline: deadline)
-        let (role, logger, dialect) = (self.role, self.logger, self.dialect)
+        let logger = self.logger
+        // The connection is kept by a task of its own: the response's body, which reads in the
+        // snapshot, is written after the request's handler (which opened it) has returned.
         let position: ReadPosition = try await withCheckedThrowingContinuation { continuation in
             let opening = Mutex<CheckedContinuation<ReadPosition, any Error>?>(continuation)
             let answer: @Sendable (Result<ReadPosition, any Error>) -> Void = { result in
@@ -54,20 +56,12 @@ extension PostgresDatabase {
                     pending = nil
                 }
             }
+            let limits = StatementLimits.current
             Task {
                 do {
-                    try await self.plainRead(scanning: true) { connection in
-                        guard let session = connection as? PostgresSession else { throw StorageError.failed("not a PostgreSQL connection") }
-                        try await session.execute(SQLStatement(Self.snapshotBegin, dialect: dialect).oneRow())
-                        do {
-                            answer(.success(try await session.position(role)))
-                            while let job = await held.next() { await job(session) }
-                            try await session.execute(SQLStatement("COMMIT", dialect: dialect).oneRow())
-                        } catch {
-                            try? await session.execute(SQLStatement("ROLLBACK", dialect: dialect).oneRow())
-                            throw error
-                        }
-                    }
+                    // One of the caller's scans for as long as it is held (``ScanAdmission``): a caller
+                    // cannot hold more connections by streaming than by querying.
+                    try await Self.admitted(limits) { try await self.keep(held, answer) }
                 } catch {
                     logger.debug("A held snapshot ended with an error", metadata: ["error": "\(String(reflecting: error))"])
                     answer(.failure(error))
@@ -81,5 +75,28 @@ extension PostgresDatabase {
             held?.close()
         }
         return (held, position)
+    }
+
+    /// The held connection's life: the snapshot begins, its position is answered, its reads run,
+    /// and it commits once the snapshot is closed.
+    private func keep(_ held: HeldSnapshot, _ answer: @escaping @Sendable (Result<ReadPosition, any Error>) -> Void) async throws {
+        let (role, dialect) = (self.role, self.dialect)
+        try await plainRead(scanning: true) { connection in
+            guard let session = connection as? PostgresSession else { throw StorageError.failed("not a PostgreSQL connection") }
+            try await session.execute(SQLStatement(Self.snapshotBegin, dialect: dialect).oneRow())
+            do {
+                answer(.success(try await session.position(role)))
+                while let job = await held.next() { await job(session) }
+                try await session.execute(SQLStatement("COMMIT", dialect: dialect).oneRow())
+            } catch {
+                try? await session.execute(SQLStatement("ROLLBACK", dialect: dialect).oneRow())
+                throw error
+            }
+        }
+    }
+
+    private static func admitted(_ limits: StatementLimits, _ work: () async throws -> Void) async throws {
+        guard let admission = limits.admission, let caller = limits.caller else { return try await work() }
+        try await admission.run(for: caller(), work)
     }
 }
