@@ -116,8 +116,14 @@ package struct CollectionRows: Sendable {
                 }
             }
         }
-        let entities = try await HeldSnapshot.$current.withValue(held?.snapshot) {
-            try await prepareWithinBudget(used.map { EntityRow(values: $0.values) })
+        let entities: [EntityRow]
+        do {
+            entities = try await HeldSnapshot.$current.withValue(held?.snapshot) {
+                try await prepareWithinBudget(used.map { EntityRow(values: $0.values) })
+            }
+        } catch is HeldSnapshot.Expired {
+            // Read in time, but its expansions would be read too late: the page ends before it.
+            return try endHeldPage()
         }
         // Cut short by the expansion budget: the page ends after the entities that fit, and the
         // chunk read ahead is not needed.
