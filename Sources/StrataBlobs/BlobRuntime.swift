@@ -41,8 +41,10 @@ extension BlobRuntime {
     /// PostgreSQL, since every server of a deployment reaches it; in files under `<data>/blobs`
     /// on SQLite, which one server serves. There is no setting to keep files on PostgreSQL: a
     /// second server would list blobs whose content it cannot read.
+    /// `contentReads`: where downloads read blob content on a server with standbys
+    /// (``ServiceStore/replicatedSystem``).
     package static func make(system: SystemDatabase, dataDirectory: String, authorizer: BlobAuthorizer, maxBlobSize: Int64,
-                     logger: Logger, now: @escaping @Sendable () -> Date) -> BlobRuntime {
+                     logger: Logger, now: @escaping @Sendable () -> Date, contentReads: (any Database)? = nil) -> BlobRuntime {
         let files = FileBlobStore(root: URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent("blobs"), logger: logger)
         guard system.dialect == .postgres else {
             return BlobRuntime(catalog: BlobCatalog(system: system), store: files, authorizer: authorizer, maxBlobSize: maxBlobSize,
@@ -50,7 +52,7 @@ extension BlobRuntime {
         }
         // The store keeps its times by the real clock: they serve housekeeping that servers share
         // (grace periods, the sweep), never what a client sees.
-        let store = PostgresBlobStore(system: system, logger: logger)
+        let store = PostgresBlobStore(system: system, logger: logger, contentReads: contentReads)
         return BlobRuntime(catalog: BlobCatalog(system: system), store: store, authorizer: authorizer, maxBlobSize: maxBlobSize,
                             logger: logger, now: now, fileImport: BlobFileImport(files: files, store: store, logger: logger))
     }

@@ -33,6 +33,10 @@ import StrataStorage
 struct PostgresBlobStore: BlobStore {
     let system: SystemDatabase
     let logger: Logger
+    /// Where downloads read: the system database, or on a server with standbys a view of it whose
+    /// reads may go to a standby that has replayed the object (``PostgresObjectReader``). Uploads,
+    /// deletions and the sweep always use ``system``.
+    var contentReads: any Database
     /// Bytes per chunk row. Recorded with each object, so objects written with another size stay
     /// readable if this changes.
     var chunkSize = Self.defaultChunkSize
@@ -53,6 +57,13 @@ struct PostgresBlobStore: BlobStore {
 
     enum State: String {
         case writing, complete, deleted
+    }
+
+    /// - Parameter contentReads: see ``contentReads``; the system database when nil.
+    init(system: SystemDatabase, logger: Logger, contentReads: (any Database)? = nil) {
+        self.system = system
+        self.logger = logger
+        self.contentReads = contentReads ?? system.database
     }
 
     var database: any Database { system.database }
@@ -171,8 +182,14 @@ struct PostgresBlobStore: BlobStore {
             """
             SELECT "size", "chunk_size" FROM \(objects) WHERE "id" = \(bind: .string(object)) AND "state" = \(bind: .string(State.complete.rawValue))
             """, dialect: dialect).oneRow()
-        let rows = try await storing("opening an object") { try await database.read { try await $0.query(statement, types: [.int64, .int32]) } }
+        // On the primary, which has every object the catalog (read there) names; the position it
+        // answers is past the object's completion, so past every chunk of it.
+        let (rows, position) = try await storing("opening an object") {
+            try await contentReads.read(after: nil, onStandbys: false) { try await $0.query(statement, types: [.int64, .int32]) }
+        }
         guard let row = rows.rows.first, let size = row[0].integerValue, let chunkSize = row[1].integerValue, chunkSize > 0 else { return nil }
-        return PostgresObjectReader(store: self, object: object, size: size, chunkSize: Int(chunkSize))
+        // The response's position covers what its body reads: this object, whose chunks never change.
+        if let position { ReadPositionScope.current?.record(position) }
+        return PostgresObjectReader(store: self, object: object, size: size, chunkSize: Int(chunkSize), opened: position)
     }
 }

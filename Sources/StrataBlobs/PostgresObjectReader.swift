@@ -14,11 +14,20 @@ import StrataStorage
 ///
 /// Chunks are read by object id whatever the object's state: a download keeps reading an object
 /// deleted after it was opened, until the store's deletion grace period is over.
+///
+/// On a server with standbys, chunks are read while the body streams on a standby that has replayed
+/// the position the object was opened at (``opened``), as a request's reads are routed: the object
+/// was complete there, so every chunk of it is too. An object's chunks are written once and never
+/// change, so chunks read on different standbys, or on the primary, are the same bytes. A read that
+/// finds a chunk missing or short is read again on the primary before the content counts as damaged:
+/// a download never takes a standby's gap for the object's end.
 final class PostgresObjectReader: BlobObjectReader {
     let store: PostgresBlobStore
     let object: String
     let size: Int64
     let chunkSize: Int
+    /// The primary's position when the object was opened; nil without standbys (reads go to the primary).
+    let opened: ReadPosition?
     private let kept = Mutex<Chunk?>(nil)
 
     struct Chunk: Sendable {
@@ -26,11 +35,12 @@ final class PostgresObjectReader: BlobObjectReader {
         var data: Data
     }
 
-    init(store: PostgresBlobStore, object: String, size: Int64, chunkSize: Int) {
+    init(store: PostgresBlobStore, object: String, size: Int64, chunkSize: Int, opened: ReadPosition? = nil) {
         self.store = store
         self.object = object
         self.size = size
         self.chunkSize = chunkSize
+        self.opened = opened
     }
 
     func read(at offset: Int64, length: Int) async throws -> ByteBuffer {
@@ -66,10 +76,24 @@ final class PostgresObjectReader: BlobObjectReader {
             SELECT "index", "data" FROM \(store.chunks) WHERE "object" = \(bind: .string(object)) \
             AND "index" BETWEEN \(bind: .int32(Int32(indexes.lowerBound))) AND \(bind: .int32(Int32(indexes.upperBound))) ORDER BY "index"
             """, dialect: store.dialect)
+        if let opened {
+            let onStandby = try await store.storing("reading chunks") {
+                try await store.contentReads.read(after: opened, onStandbys: true) { try await $0.query(statement, types: [.int32, .binary]) }
+            }.0.rows
+            store.onChunksFetched(onStandby.count)
+            if let chunks = chunks(onStandby, indexes) { return chunks }
+        }
         let rows = try await store.storing("reading chunks") {
-            try await store.database.read { try await $0.query(statement, types: [.int32, .binary]) }
-        }.rows
+            try await store.contentReads.read(after: nil, onStandbys: false) { try await $0.query(statement, types: [.int32, .binary]) }
+        }.0.rows
         store.onChunksFetched(rows.count)
+        guard let chunks = chunks(rows, indexes) else { throw BlobStoreError.truncated(object: object) }
+        return chunks
+    }
+
+    /// The rows as the chunks `indexes`, each of its full size (the last one's rest); nil when one
+    /// is missing or short.
+    private func chunks(_ rows: [[ODataValue]], _ indexes: ClosedRange<Int>) -> [Chunk]? {
         var chunks: [Chunk] = []
         chunks.reserveCapacity(rows.count)
         for (expected, row) in zip(indexes, rows) {
@@ -78,7 +102,6 @@ final class PostgresObjectReader: BlobObjectReader {
             guard data.count == (whole ? chunkSize : Int(size - Int64(expected) * Int64(chunkSize))) else { break }
             chunks.append(Chunk(index: expected, data: data))
         }
-        guard chunks.count == indexes.count else { throw BlobStoreError.truncated(object: object) }
-        return chunks
+        return chunks.count == indexes.count ? chunks : nil
     }
 }

@@ -14,6 +14,14 @@ import StrataStorage
 /// by polling: on SQLite the log's last position every ``sqlitePoll`` (it sees other programs'
 /// writes too), on PostgreSQL a safety read every ``postgresPoll`` (a lost notification costs
 /// latency, never a change). The log is the truth; a wake-up only says "read".
+///
+/// On a server with standbys the hub reads where a request would (docs/DEPLOYMENT.md, *Standbys*),
+/// with a position of its own (``reads``): a window is read on a standby only when it has replayed
+/// past every earlier read of the hub, so that its snapshot shows at least what the hub delivered
+/// (a standby further behind would hand back transactions already delivered), and otherwise on the
+/// primary. A wake-up (a commit) first raises that position to the primary's, after waiting a little
+/// for a standby to replay it (``standbyWait``), so that the commit that woke the hub is in the
+/// window it reads next.
 package actor FeedHub {
     let service: ODataService
     let settings: FeedSettings
@@ -24,6 +32,9 @@ package actor FeedHub {
     static let sqlitePoll = Duration.milliseconds(20)
     static let postgresPoll = Duration.seconds(1)
     static let heartbeatInterval = Duration.seconds(15)
+    /// How long a woken hub waits for a standby to replay the commit that woke it before it reads
+    /// the primary: two of the standbys' polls, which is when one that keeps up is seen to have.
+    static let standbyWait = Duration.milliseconds(250)
     /// Changes read per window: a long backlog is delivered in steps.
     static let windowLimit = 5_000
     /// Events a subscriber may have waiting; past it the stream ends and the client resumes with
@@ -52,6 +63,9 @@ package actor FeedHub {
     private var loop: Task<Void, Never>?
     private var lastHeartbeat = ContinuousClock.now
     private var closed = false
+    /// The position the hub's reads have seen (standbys only): its next read goes where that much
+    /// has been replayed. Not any request's: a hub serves everyone and outlives the request that made it.
+    private let reads = ReadPositionScope(caller: nil, mayReadStandbys: true)
 
     init(service: ODataService, settings: FeedSettings, logger: Logger) {
         self.service = service
@@ -91,7 +105,9 @@ package actor FeedHub {
         continuation.yield(FeedEvent.retry)
         if let token {
             guard token.epoch == epoch else { throw DeltaReader.Gone.trackingChanged }
-            let info = try await service.database.snapshot { [log] connection in try await log.info(connection) }
+            // The token may come from another server, whose hub may have read further than this one.
+            await catchUp()
+            let info = try await snapshot { [log] connection in try await log.info(connection) }
             guard let info, info.epoch == token.epoch else { throw DeltaReader.Gone.trackingChanged }
             guard !log.isPruned(token.cursor, info: info) else { throw DeltaReader.Gone.pruned }
             // Bring the hub to now first: a token from another server may be ahead of this hub.
@@ -176,7 +192,9 @@ package actor FeedHub {
 
     private func start() async throws {
         guard cursor == nil else { return }
-        let (info, current) = try await service.database.snapshot { [log] connection in
+        // "From now" is the primary's now, not a lagging standby's.
+        await catchUp()
+        let (info, current) = try await snapshot { [log] connection in
             (try await log.info(connection), try await log.current(connection))
         }
         guard let info, cursor == nil else {
@@ -203,6 +221,7 @@ package actor FeedHub {
             let woken = pendingWake
             pendingWake = false
             do {
+                if woken { await catchUp() }
                 var due = woken || service.dialect == .postgres
                 if !due { due = try await hasNewPositions() }
                 if due { try await advance() }
@@ -237,7 +256,9 @@ package actor FeedHub {
     /// SQLite: whether the log's last position moved (one index probe, no rows read).
     private func hasNewPositions() async throws -> Bool {
         guard case .position(let seen)? = cursor else { return true }
-        let current = try await service.database.read { [log] connection in try await log.current(connection) }
+        let current = try await ReadPositionScope.$current.withValue(reads) {
+            try await service.database.read { [log] connection in try await log.current(connection) }
+        }
         guard case .position(let last) = current else { return true }
         return last != seen
     }
@@ -247,7 +268,8 @@ package actor FeedHub {
         guard let from = cursor else { return }
         guard !groups.isEmpty || !waiters.isEmpty else {
             // Nobody to deliver to: move on without reading changes.
-            cursor = try await service.database.snapshot { [log] connection in try await log.current(connection) }
+            let current = try await snapshot { [log] connection in try await log.current(connection) }
+            cursor = cursor.map { $0.merged(with: current) } ?? current
             return
         }
         var position = from
@@ -281,6 +303,23 @@ package actor FeedHub {
         closed = true
     }
 
+    // MARK: Where the hub reads
+
+    /// A read-only snapshot where the hub's position says (see the type's comment).
+    private func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await ReadPositionScope.$current.withValue(reads) { try await service.database.snapshot(body) }
+    }
+
+    /// Raises the hub's position to the primary's now, once a standby has replayed that far or
+    /// ``standbyWait`` has passed; nothing to do without standbys. When the primary does not say,
+    /// the position stays: a commit a standby has not replayed yet is then delivered by a later
+    /// read (the next poll at the latest), never skipped.
+    private func catchUp() async {
+        guard let now = try? await service.database.currentPosition() else { return }
+        _ = await service.database.awaitStandby(after: max(now, reads.position ?? now), within: Self.standbyWait)
+        reads.record(now)
+    }
+
     // MARK: One window
 
     private struct Step {
@@ -296,7 +335,7 @@ package actor FeedHub {
         let wanted = Set(groups.values.flatMap { $0.shape.members.map(\.table) })
         let conditions = Self.conditions(groups)
         let (setsByTable, storage, log) = (self.setsByTable, service.storage, self.log)
-        let read = try await service.database.snapshot { connection -> (ChangeWindow, [String: [[ODataValue]: FeedRows.Row]])? in
+        let read = try await snapshot { connection -> (ChangeWindow, [String: [[ODataValue]: FeedRows.Row]])? in
             guard let info = try await log.info(connection), info.epoch == epoch else { return nil }
             let window = try await log.window(after: from, upTo: upTo, limit: Self.windowLimit, connection)
             var rows: [String: [[ODataValue]: FeedRows.Row]] = [:]
@@ -309,7 +348,10 @@ package actor FeedHub {
             }
             return (window, rows)
         }
-        guard let (window, rows) = read else { return nil }
+        guard let (read, rows) = read else { return nil }
+        var window = read
+        // What was delivered before stays delivered, whichever host this window was read on.
+        window.end = from.merged(with: window.end)
         try deliver(window, rows: rows, groups: groups, conditions: conditions)
         return Step(end: window.end, complete: window.complete, changes: window.changes.count)
     }

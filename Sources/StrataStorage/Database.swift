@@ -25,6 +25,21 @@ package protocol Database: Sendable {
     /// Checks that the database answers (for `/health`).
     func ping() async throws
 
+    /// A snapshot for the reads a streamed response makes after its head went out, held on one
+    /// connection until the response ends (``HeldSnapshot``); its position is recorded in the
+    /// request's ``ReadPositionScope``. Nil where none is needed: reads that are not a request's on a
+    /// server with standbys, and every database but PostgreSQL with standbys (one primary always
+    /// answers with its newest data, so no later read can be older than an earlier one).
+    func holdSnapshot() async throws -> HeldSnapshot?
+
+    /// The primary's log position now, at or past every commit acknowledged so far: the position
+    /// background work waits for before it reads on a standby. Nil where reads never go to standbys.
+    func currentPosition() async throws -> ReadPosition?
+
+    /// Waits at most `limit` for a standby to have replayed `position` (as its polls say); answers
+    /// whether one has. False at once where reads never go to standbys.
+    func awaitStandby(after position: ReadPosition, within limit: Duration) async -> Bool
+
     /// Closes every connection; later calls fail.
     func close() async
 }
@@ -41,11 +56,17 @@ package protocol DatabaseConnection: Sendable {
 }
 
 package extension Database {
+    func holdSnapshot() async throws -> HeldSnapshot? { nil }
+    func currentPosition() async throws -> ReadPosition? { nil }
+    func awaitStandby(after position: ReadPosition, within limit: Duration) async -> Bool { false }
+
     /// ``read(_:)`` for work that may read any number of rows (a collection, `$sql`, `$count`, an
     /// expansion): it runs on the connections kept for scans (``Database/read(scanning:_:)``).
     /// Each caller's scans are counted (``ScanAdmission``), so that none can hold every connection.
     func scan<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let limits = StatementLimits.current
+        // A held snapshot took the caller's scan already; it runs its reads one at a time.
+        if HeldSnapshot.current != nil { return try await read(scanning: true, body) }
         guard let admission = limits.admission, let caller = limits.caller else { return try await read(scanning: true, body) }
         return try await admission.run(for: caller()) { try await read(scanning: true, body) }
     }

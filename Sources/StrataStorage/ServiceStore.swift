@@ -42,6 +42,10 @@ package protocol ServiceStore: Sendable {
     var system: any Database { get }
     /// The schema of Strata's own tables on PostgreSQL; nil on SQLite.
     var systemSchema: String? { get }
+    /// Strata's own tables through a view whose reads may go to standbys when a caller asks with a
+    /// position (``Database/read(after:onStandbys:scanning:_:)``): blob content. Nil unless they are
+    /// replicated with the services' tables (the same PostgreSQL database) and the server reads standbys.
+    var replicatedSystem: (any Database)? { get }
 
     /// Finds the services that exist now.
     func discover() async throws -> [ServiceStorage]
@@ -51,6 +55,10 @@ package protocol ServiceStore: Sendable {
     func provision(_ name: String, scripts: [SQLScript]) async throws -> Bool
 
     func close() async
+}
+
+package extension ServiceStore {
+    var replicatedSystem: (any Database)? { nil }
 }
 
 /// Names that may be services: SQL-safe identifiers that are also readable URL segments.

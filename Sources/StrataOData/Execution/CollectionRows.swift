@@ -1,4 +1,5 @@
 import StrataCore
+import StrataStorage
 
 /// The rows of a collection read, chunk by chunk: keyset chunks from a ``CollectionReader``,
 /// completed by `prepare` (expansions), cut to `$top`, `$skip` and the server's page size.
@@ -42,6 +43,10 @@ package struct CollectionRows: Sendable {
     /// Where the next page starts and how many rows `$top` still wants, when the page ended before
     /// the collection did (the `__next` link).
     private(set) var nextPage: (position: [ODataValue], remainingTop: Int?)?
+    /// The snapshot the chunks after the first are read in, on a server with standbys
+    /// (``HeldSnapshot``): they are read after the response's head went out, and must not be newer
+    /// than the position it carries. Opened once the first chunk shows that more follow.
+    private var held: HeldSnapshot.Lease?
 
     init(reader: CollectionReader, limits: PageLimits, inlineCount: Int?, expansionBudget: Int? = nil,
          prepare: @escaping @Sendable ([EntityRow]) async throws -> [EntityRow] = { $0 }) {
@@ -83,9 +88,17 @@ package struct CollectionRows: Sendable {
         // One row more than wanted tells whether anything follows.
         let rows: [CollectionReader.Row]
         if let prefetched {
-            rows = try await prefetched.value
+            do {
+                rows = try await prefetched.value
+            } catch is HeldSnapshot.Expired {
+                return try endHeldPage()
+            }
+        } else if let held, !held.snapshot.isOpen {
+            return try endHeldPage()
         } else {
-            rows = try await reader.fetch(limit: want + 1, offset: offset, after: position)
+            rows = try await HeldSnapshot.$current.withValue(held?.snapshot) {
+                try await reader.fetch(limit: want + 1, offset: offset, after: position)
+            }
         }
         prefetched = nil
         var used = Array(rows.prefix(want))
@@ -93,10 +106,25 @@ package struct CollectionRows: Sendable {
         // The next chunk is read while this one's expansions load and its rows are written.
         let nextWant = wanted(top: remainingTop.map { $0 - used.count }, page: remainingPage.map { $0 - used.count })
         if moreRows, nextWant > 0, let last = used.last {
-            let reader = reader
-            prefetched = Task { try await reader.fetch(limit: nextWant + 1, offset: 0, after: last.position) }
+            if held == nil, let snapshot = try await reader.database.holdSnapshot() { held = HeldSnapshot.Lease(snapshot) }
+            let (reader, snapshot) = (reader, held?.snapshot)
+            if snapshot?.isOpen ?? true {
+                prefetched = Task {
+                    try await HeldSnapshot.$current.withValue(snapshot) {
+                        try await reader.fetch(limit: nextWant + 1, offset: 0, after: last.position)
+                    }
+                }
+            }
         }
-        let entities = try await prepareWithinBudget(used.map { EntityRow(values: $0.values) })
+        let entities: [EntityRow]
+        do {
+            entities = try await HeldSnapshot.$current.withValue(held?.snapshot) {
+                try await prepareWithinBudget(used.map { EntityRow(values: $0.values) })
+            }
+        } catch is HeldSnapshot.Expired {
+            // Read in time, but its expansions would be read too late: the page ends before it.
+            return try endHeldPage()
+        }
         // Cut short by the expansion budget: the page ends after the entities that fit, and the
         // chunk read ahead is not needed.
         let cut = entities.count < used.count
@@ -121,7 +149,21 @@ package struct CollectionRows: Sendable {
             nextPage = (position, remainingTop)
             finished = true
         }
+        // The connection goes back to the pool now, not when the response is released.
+        if finished { held = nil }
         return entities
+    }
+
+    /// The held snapshot was held as long as it may be: the page ends after the rows handed out,
+    /// where the client can follow `__next`; a client that cannot gets a body cut short
+    /// (docs/DEPLOYMENT.md, *Standbys*).
+    private mutating func endHeldPage() throws -> [EntityRow]? {
+        prefetched = nil
+        held = nil
+        guard limits.pageSize != nil, handedOut > 0, let position else { throw HeldSnapshot.Expired() }
+        nextPage = (position, remainingTop)
+        finished = true
+        return nil
     }
 
     /// The chunk's rows prepared, or as many of its first rows as fit the expansion budget: a

@@ -25,7 +25,7 @@ final class StrataRuntime: Sendable {
     /// Accounts, tokens and federation; nil for a server built without them.
     let auth: AuthRuntime?
     /// Blob containers: metadata in the system database; content in it too on PostgreSQL, under
-    /// `<data>/blobs` on SQLite (``BlobRuntime/make(system:dataDirectory:authorizer:maxBlobSize:logger:now:)``).
+    /// `<data>/blobs` on SQLite (``BlobRuntime/make(system:dataDirectory:authorizer:maxBlobSize:logger:now:contentReads:)``).
     let blobs: BlobRuntime
     /// The change feed's token keys, retention and clock.
     let feed: FeedSettings
@@ -86,7 +86,7 @@ final class StrataRuntime: Sendable {
         self.feedHubs = FeedHubs(settings: feed, logger: logger)
         self.blobs = BlobRuntime.make(system: system, dataDirectory: configuration.dataDirectory,
                                        authorizer: BlobAuthorizer(store: auth?.store), maxBlobSize: configuration.maxBlobSize,
-                                       logger: logger, now: configuration.auth.now)
+                                       logger: logger, now: configuration.auth.now, contentReads: store.replicatedSystem)
     }
 
     /// Prepares the system database, runs the configuration's provisioners, and loads every catalog.

@@ -6,6 +6,18 @@ package enum ChangeCursor: Sendable, Hashable {
     /// PostgreSQL: the snapshot of the last read. A change is after it when its transaction was
     /// invisible to that snapshot.
     case snapshot(PostgresSnapshot)
+
+    /// The cursor of everything before `self` or before `other`. A hub that reads its windows on
+    /// standbys and the primary in turn continues from this: a transaction a standby showed
+    /// committed a moment before the primary's snapshot did (a commit becomes visible on the primary
+    /// only after its record went out to standbys) is not delivered twice.
+    package func merged(with other: ChangeCursor) -> ChangeCursor {
+        switch (self, other) {
+        case (.position(let mine), .position(let theirs)): return .position(max(mine, theirs))
+        case (.snapshot(let mine), .snapshot(let theirs)): return .snapshot(mine.union(theirs))
+        default: return other
+        }
+    }
 }
 
 /// A PostgreSQL `pg_snapshot`, as its text `xmin:xmax:xip1,xip2` says: every transaction below
@@ -38,6 +50,14 @@ package struct PostgresSnapshot: Sendable, Hashable {
     /// The text PostgreSQL reads back as a `pg_snapshot`.
     var text: String {
         "\(xmin):\(xmax):" + inProgress.map(String.init).joined(separator: ",")
+    }
+
+    /// The snapshot in which what is visible in either is visible: running are only the
+    /// transactions neither sees.
+    func union(_ other: PostgresSnapshot) -> PostgresSnapshot {
+        let xmax = max(self.xmax, other.xmax)
+        let running = Set(inProgress + other.inProgress).filter { !isVisible($0) && !other.isVisible($0) }.sorted()
+        return PostgresSnapshot(xmin: running.first ?? xmax, xmax: xmax, inProgress: running)
     }
 
     /// Whether a transaction's changes are visible in this snapshot (as `pg_visible_in_snapshot`,

@@ -11,7 +11,7 @@ import Synchronization
 final class PostgresDatabase: Database {
     let dialect = SQLDialect.postgres
     private let counter: StatementCounter
-    private let logger: Logger
+    let logger: Logger
 
     /// How long a request waits for a connection before the database counts as unreachable. The pool
     /// itself would keep retrying for a minute before giving up on a server that is down.
@@ -74,13 +74,14 @@ final class PostgresDatabase: Database {
     }
 
     func read<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        if let held = HeldSnapshot.current, held.owner == ObjectIdentifier(self) { return try await held.run(body) }
         if standbys != nil, let scope = ReadPositionScope.current {
             return try await routed(.read(scanning: scanning), scope, body)
         }
         return try await plainRead(scanning: scanning, body)
     }
 
-    private func plainRead<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+    func plainRead<T: Sendable>(scanning: Bool, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         if scanning {
             return try await scans.with { try await leased(body) }
         }
@@ -96,13 +97,15 @@ final class PostgresDatabase: Database {
     }
 
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        // A held snapshot is one already: its statements see what it sees.
+        if let held = HeldSnapshot.current, held.owner == ObjectIdentifier(self) { return try await held.run(body) }
         if standbys != nil, let scope = ReadPositionScope.current {
             return try await routed(.snapshot, scope, body)
         }
         return try await transaction(begin: Self.snapshotBegin, body)
     }
 
-    private static let snapshotBegin: SQL = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    static let snapshotBegin: SQL = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     /// A read of a request (``ReadPositionScope``): on a standby that has replayed what the caller
     /// has seen when the request may read standbys, else on the primary; either way the position it

@@ -9,6 +9,7 @@ package final class PostgresServiceStore: ServiceStore {
     package let dialect = SQLDialect.postgres
     package let system: any Database
     package let systemSchema: String?
+    package let replicatedSystem: (any Database)?
     private let database: PostgresDatabase
     private let logger: Logger
 
@@ -31,6 +32,12 @@ package final class PostgresServiceStore: ServiceStore {
         self.system = system?.database ?? PostgresDatabase(sessions: sessions, counter: .none, logger: logger,
                                                            leaseTimeout: connectionWait, scanLimit: scanLimit, poolWaits: poolWaits)
         self.systemSchema = system == nil ? SystemPlacement.postgresSchema : system?.schema
+        // Only reads that ask with a position go to standbys through it: access checks and sign-ins
+        // read ``system``, on the primary.
+        self.replicatedSystem = system == nil && standbys != nil
+            ? PostgresDatabase(sessions: sessions, counter: .none, logger: logger, leaseTimeout: connectionWait, scanLimit: scanLimit,
+                               poolWaits: poolWaits, standbys: standbys)
+            : nil
         self.logger = logger
     }
 

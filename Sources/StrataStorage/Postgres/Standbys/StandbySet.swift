@@ -82,6 +82,38 @@ package final class StandbySet: Service, Sendable {
         return nil
     }
 
+    /// Waits at most `limit` until a standby's poll shows it may serve a read that must see
+    /// `required`; answers whether one may. Looks every 20 ms, a fifth of ``pollInterval``.
+    func awaitServing(after required: ReadPosition, within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if standbys.contains(where: { $0.serves(after: required, within: self.limit) }) { return true }
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Opens a held snapshot (``HeldSnapshot``) on a standby that may serve a read that must see
+    /// `required`, as ``read(kind:after:_:)`` chooses one; nil when none may (the primary holds it).
+    func hold(after required: ReadPosition?, owner: ObjectIdentifier,
+              deadline: ContinuousClock.Instant) async throws -> (HeldSnapshot, ReadPosition)? {
+        var tried = 0
+        while tried < standbys.count, let standby = choose(after: required) {
+            tried += 1
+            do {
+                let held = try await standby.database.openHeld(owner: owner, deadline: deadline)
+                metrics.read(standby.name)
+                return held
+            } catch StorageError.unavailable(let reason) {
+                standby.markDown()
+                metrics.failed(standby.name)
+                logger.warning("A standby failed to open a snapshot; the primary holds it",
+                               metadata: ["standby": .string(standby.name), "error": .string(reason)])
+            }
+        }
+        return nil
+    }
+
     /// Runs the standbys' pools and the polls until the server stops.
     package func run() async {
         await cancelWhenGracefulShutdown {
