@@ -2,6 +2,7 @@ import Hummingbird
 import NIOCore
 import StrataCore
 import StrataOData
+import StrataStorage
 
 /// Writes `$tables` answers chunk by chunk: each table's header, then its rows as they come from
 /// the database in keyset chunks (``CollectionReader``), so memory does not grow with the table.
@@ -40,6 +41,12 @@ struct CompactTableStream: ChunkedBody {
     /// The current table's next chunk, already being read while this one is written: the
     /// database's work (PostgreSQL's backend, SQLite's thread) and writing JSON then overlap.
     private var prefetched: Task<[CollectionReader.Row], any Error>?
+    /// The snapshot the reads after the first chunk run in, on a server with standbys
+    /// (``HeldSnapshot``): they happen after the response's head with its `Strata-Position` went
+    /// out, and must not be newer than that position. Opened once the first chunk shows that more
+    /// follows; every table of the answer is then read in it.
+    private var held: HeldSnapshot.Lease?
+    private var askedToHold = false
 
     init(tables: [Table], wrapped: Bool, token: String? = nil) {
         self.tables = tables
@@ -99,17 +106,21 @@ struct CompactTableStream: ChunkedBody {
                 rows = try await prefetched.value
                 self.prefetched = nil
             } else {
-                rows = try await table.reader.fetch(limit: want + 1, offset: offset, after: position)
+                rows = try await Self.fetch(table.reader, in: held?.snapshot, limit: want + 1, offset: offset, after: position)
             }
             let used = rows.prefix(want)
             remaining = remaining.map { $0 - used.count }
             offset = 0
             position = used.last?.position ?? position
             done = rows.count <= want || remaining == 0
+            if !askedToHold, !done || index + 1 < tables.count {
+                askedToHold = true
+                held = try await table.reader.database.holdSnapshot().map(HeldSnapshot.Lease.init)
+            }
             // One row more than wanted says whether anything follows; if so, its chunk is read now.
             if !done, let position {
-                let (reader, next) = (table.reader, min(chunkSize, remaining ?? .max))
-                prefetched = Task { try await reader.fetch(limit: next + 1, offset: 0, after: position) }
+                let (reader, next, snapshot) = (table.reader, min(chunkSize, remaining ?? .max), held?.snapshot)
+                prefetched = Task { try await Self.fetch(reader, in: snapshot, limit: next + 1, offset: 0, after: position) }
             }
             for row in used { CompactTableWriter.row(row.cells, at: table.positions, into: &writer) }
         }
@@ -117,6 +128,25 @@ struct CompactTableStream: ChunkedBody {
             if wrapped { CompactTableWriter.end(into: &writer) } else { endWithToken() }
             index += 1
             beginTable()
+            // The connection goes back to the pool now, not when the response is released.
+            if finished { held = nil }
         }
+    }
+
+    /// A chunk read in the held snapshot while it lasts, else as any read. Unlike a collection's
+    /// page, a `$tables` answer does not end early when the snapshot has been held as long as it
+    /// may be (the statement timeout): a replica's first download of a million rows over a slow
+    /// network would fail again each time it tried. Its later rows may then be newer than the
+    /// position the answer carries (docs/DEPLOYMENT.md, *Standbys*).
+    private static func fetch(_ reader: CollectionReader, in snapshot: HeldSnapshot?, limit: Int, offset: Int,
+                              after position: [ODataValue]?) async throws -> [CollectionReader.Row] {
+        if let snapshot, snapshot.isOpen {
+            do {
+                return try await HeldSnapshot.$current.withValue(snapshot) {
+                    try await reader.fetch(limit: limit, offset: offset, after: position)
+                }
+            } catch is HeldSnapshot.Expired {}
+        }
+        return try await reader.fetch(limit: limit, offset: offset, after: position)
     }
 }

@@ -5,7 +5,7 @@ import StrataStorage
 /// Reads the entities of a collection in chunks, each chunk a keyset continuation of the one before,
 /// so that memory stays bounded however large the collection is.
 package struct CollectionReader: Sendable {
-    let database: any Database
+    package let database: any Database
     /// The entities' query: selected columns, joins and filters; no order or limit yet.
     let query: SelectQuery
     /// Total order of the collection; ends with the entity key.

@@ -139,6 +139,23 @@ struct StandbyStreamingTests {
         let seen = response.headers[position].flatMap(ReadPosition.init)
         #expect(seen.map { $0 <= replayed } == true, "the response's position is the paused standby's: \(String(describing: seen)) vs \(replayed)")
         print("StandbyStreamingTests: \(rows.count) rows in one response, held snapshot on the standby, \(took)")
+
+        // The same for a data table fetched whole (`$tables`, as a replica's first download does).
+        let tableWriter = Task {
+            try await postgres.value(postgres.primary, """
+                DO $$ BEGIN FOR i IN 1..300 LOOP \
+                INSERT INTO cardealer."Person" ("firstName", "lastName") VALUES ('later-' || i, 'Writer'); COMMIT; \
+                PERFORM pg_sleep(0.003); END LOOP; END $$
+                """)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let table = try await LoopbackHTTP.send(port: server.port, .get, "/cardealer/$tables?names=Car,Person",
+                                                headers: [.authorization: cluster.editor])
+        _ = try await tableWriter.value
+        #expect(table.status == .ok, "\(table.text.prefix(300))")
+        let tableRows = try CompactTable.decode(Self.bytes(table)).first { $0.name == "Person" }?.rows ?? []
+        #expect(tableRows.count == onStandby, "$tables read in the paused standby's snapshot: \(tableRows.count) rows, \(onStandby) on the standby")
+        #expect(table.headers[position].flatMap(ReadPosition.init).map { $0 <= replayed } == true, "the $tables answer's position is the paused standby's")
     }
 
     /// A subscriber of `server`'s change stream gets each of 15 writes once, in order; the hub's
