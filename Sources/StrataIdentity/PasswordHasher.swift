@@ -9,9 +9,6 @@ import Synchronization
 /// SQLite's queries.
 package struct PasswordHasher: Sendable {
     let cost: UInt8
-    /// A hash of a random password at the same cost. Checking a login for an unknown account
-    /// against it takes as long as a real check, so timing does not tell which accounts exist.
-    private let dummyHash: DummyHash
 
     /// bcrypt reads at most 72 bytes; longer passwords would be silently cut, so they are refused.
     static let maximumBytes = 72
@@ -21,14 +18,16 @@ package struct PasswordHasher: Sendable {
             throw ConfigurationError("the password hash cost must be between 4 and 31, not \(cost)")
         }
         self.cost = UInt8(cost)
-        self.dummyHash = DummyHash(cost: UInt8(cost))
     }
 
     /// Starts computing the dummy hash on the password pool, so that it is ready before the first
     /// login for an unknown account (which would otherwise take two hashes' time, once). A server
     /// calls this as it starts; a command that only stores passwords never needs the dummy.
+    ///
+    /// A login for an unknown account is checked against the dummy, a hash of a random password at
+    /// the same cost: it takes as long as a real check, so timing does not tell which accounts exist.
     package func prepare() {
-        dummyHash.start()
+        _ = DummyHash.computation(cost: cost)
     }
 
     /// Checks that a new password can be stored and checked faithfully.
@@ -50,37 +49,29 @@ package struct PasswordHasher: Sendable {
     /// Passwords bcrypt could not have stored never match.
     func verify(_ password: String, hash: String?) async throws -> Bool {
         let storable = !password.isEmpty && password.utf8.count <= Self.maximumBytes && !password.utf8.contains(0)
-        let target = if let hash { hash } else { try await dummyHash.value() }
+        let target = if let hash { hash } else { try await DummyHash.value(cost: cost) }
         let matches = try await BlockingPools.passwords.runIfActive { Bcrypt.verify(password, hash: target) }
         return matches && storable && hash != nil
     }
 }
 
-/// ``PasswordHasher``'s dummy hash, computed once on the password pool. Not in the initializer: a
-/// hash at the default cost takes a quarter of a second (seconds in a debug build), and the
-/// initializer runs on a cooperative thread, whose stall holds up every task of the process.
-private final class DummyHash: Sendable {
-    private let cost: UInt8
-    private let computation = Mutex<Task<String, any Error>?>(nil)
+/// ``PasswordHasher``'s dummy hashes, one per cost for the whole process, each computed once on the
+/// password pool. Not in the initializer: a hash at the default cost takes a quarter of a second
+/// (seconds in a debug build), and the initializer runs on a cooperative thread, whose stall holds up
+/// every task of the process. One per process, not per hasher: a process that runs many servers (the
+/// tests) would otherwise queue one such hash per server ahead of every login on the pool's threads.
+private enum DummyHash {
+    private static let computations = Mutex<[UInt8: Task<String, any Error>]>([:])
 
-    init(cost: UInt8) {
-        self.cost = cost
+    static func value(cost: UInt8) async throws -> String {
+        try await computation(cost: cost).value
     }
 
-    func start() {
-        _ = task()
-    }
-
-    func value() async throws -> String {
-        try await task().value
-    }
-
-    private func task() -> Task<String, any Error> {
-        computation.withLock { running in
-            if let running { return running }
-            let cost = self.cost
+    static func computation(cost: UInt8) -> Task<String, any Error> {
+        computations.withLock { computations in
+            if let running = computations[cost] { return running }
             let task = Task { try await BlockingPools.passwords.runIfActive { Bcrypt.hash(RandomSecret.token(bytes: 16), cost: cost) } }
-            running = task
+            computations[cost] = task
             return task
         }
     }

@@ -137,15 +137,8 @@ final class PatroniCluster: Sendable {
     }
 
     private func spawn(_ tool: String, _ arguments: [String], log: String, asPostgres: Bool, name: String = "etcd") throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        spawnClosesDescriptors(from: 3, &actions)
         let (executable, all) = asPostgres && geteuid() == 0 ? ("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments) : (tool, arguments)
-        processes.add(name, try spawnChild(executable, all, environment: [:], searchingPath: false, &actions))
+        processes.add(name, try spawnLogged(executable, all, log: log))
     }
 }
 

@@ -81,6 +81,22 @@ func spawnChild(_ executable: String, _ arguments: [String], environment: [Strin
     return pid
 }
 
+/// Starts a child that runs on beside the test (a server, a proxy, an identity provider): its input
+/// from /dev/null, its output and errors into the file `log`, and no other descriptor of the test
+/// process — the test process's own sockets (NIO accepts connections without close-on-exec) would
+/// otherwise live on in the child, and a connection an in-process test server closes would stay
+/// open for its client. Answers its process id.
+func spawnLogged(_ executable: String, _ arguments: [String], log: String, environment: [String: String?] = [:]) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    spawnClosesDescriptors(from: 3, &actions)
+    return try spawnChild(executable, arguments, environment: environment, searchingPath: false, &actions)
+}
+
 /// How waiting for a started child to serve ended.
 enum ChildReadiness {
     case ready, exited, timedOut

@@ -90,15 +90,7 @@ struct NginxBalancer {
         let file = directory + "/nginx.conf"
         try configuration(port: port, upstreams: upstreams, directory: directory).write(toFile: file, atomically: true, encoding: .utf8)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, directory + "/output.log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        spawnClosesDescriptors(from: 3, &actions)
-        let pid = try spawnChild(binary, ["-p", directory, "-c", file, "-e", directory + "/error.log"], environment: [:],
-                                 searchingPath: false, &actions)
+        let pid = try spawnLogged(binary, ["-p", directory, "-c", file, "-e", directory + "/error.log"], log: directory + "/output.log")
         let balancer = NginxBalancer(pid: pid, port: port, directory: directory)
         switch try await awaitReady(child: pid, within: .seconds(20), every: .milliseconds(50), {
             guard let fd = try? RawHTTP.connect(port: port) else { return false }

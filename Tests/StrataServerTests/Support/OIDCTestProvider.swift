@@ -59,15 +59,8 @@ struct OIDCTestProvider: Sendable {
         try configuration(users: users, clients: clients).write(to: URL(fileURLWithPath: configPath))
         let port = try freeLoopbackPort()
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, directory + "/run.out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        spawnClosesDescriptors(from: 3, &actions)
-        let pid = try spawnChild("/bin/sh", [fixture + "/run.sh", virtualenv, directory + "/data", String(port), configPath],
-                                 environment: ["OIDC_IDTOKEN_EXPIRE": String(idTokenLifetime)], searchingPath: false, &actions)
+        let pid = try spawnLogged("/bin/sh", [fixture + "/run.sh", virtualenv, directory + "/data", String(port), configPath],
+                                  log: directory + "/run.out", environment: ["OIDC_IDTOKEN_EXPIRE": String(idTokenLifetime)])
         let provider = OIDCTestProvider(pid: pid, port: port, directory: directory)
         let discovery = URL(string: provider.issuer + "/.well-known/openid-configuration")!
         switch try await awaitReady(child: pid, within: .seconds(60), every: .milliseconds(100), {

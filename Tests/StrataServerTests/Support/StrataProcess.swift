@@ -63,18 +63,7 @@ struct StrataProcess {
     static func launch(_ binary: String, arguments: [String], environment: [String: String?] = [:]) throws -> StrataProcess {
         let port = try freeLoopbackPort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("strata-process-\(UUID().uuidString.prefix(8)).log").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Only those three: the test process's own sockets (NIO accepts connections without
-        // close-on-exec) would otherwise live on in the child, and a connection an in-process test
-        // server closes would stay open for its client.
-        spawnClosesDescriptors(from: 3, &actions)
-        let pid = try spawnChild(binary, arguments + ["--host", "127.0.0.1", "--port", String(port)], environment: environment,
-                                 searchingPath: false, &actions)
+        let pid = try spawnLogged(binary, arguments + ["--host", "127.0.0.1", "--port", String(port)], log: log, environment: environment)
         return StrataProcess(pid: pid, port: port, log: log)
     }
 
