@@ -139,12 +139,18 @@ struct StandbyReadTests {
             }
         }
         defer { writes.cancel() }
+        // Out of the rotation, and why visible in /metrics. Both read in one look: on a loaded
+        // machine the writes slow down and the lag seen a moment later can be under the limit.
+        var lag = 0.0
         let excluded = try await StandbyServers.eventually(within: .seconds(15)) {
-            try await StandbyServers.metric(strict, "strata_standby_serving", standbyPort: lagging.port) == 0
+            guard try await StandbyServers.metric(strict, "strata_standby_serving", standbyPort: lagging.port) == 0 else { return false }
+            lag = try await StandbyServers.metric(strict, "strata_standby_lag_seconds", standbyPort: lagging.port) ?? 0
+            return lag > 0.5
         }
-        guard excluded else { Issue.record("the standby three seconds behind is out of the strict server's rotation"); return }
-        let lag = try await StandbyServers.metric(strict, "strata_standby_lag_seconds", standbyPort: lagging.port) ?? 0
-        #expect(lag > 0.5, "its lag is visible in /metrics: \(lag) s")
+        guard excluded else {
+            Issue.record("the standby three seconds behind is out of the strict server's rotation, its lag in /metrics (last seen: \(lag) s)")
+            return
+        }
         let nodes = [postgres.primary] + postgres.standbys
         var before: [Int] = []
         for node in nodes { before.append(try await postgres.scans(node, schema: "cardealer", table: "Car")) }

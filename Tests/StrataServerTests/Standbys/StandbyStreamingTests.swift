@@ -118,13 +118,7 @@ struct StandbyStreamingTests {
         let replayedText = try await postgres.value(standby, "SELECT pg_last_wal_replay_lsn()")
         let replayed = try #require(ReadPosition(replayedText))
 
-        let writer = Task {
-            try await postgres.value(postgres.primary, """
-                DO $$ BEGIN FOR i IN 1..300 LOOP \
-                INSERT INTO cardealer."Person" ("firstName", "lastName") VALUES ('late-' || i, 'Writer'); COMMIT; \
-                PERFORM pg_sleep(0.003); END LOOP; END $$
-                """)
-        }
+        let writer = Self.writer(postgres, prefix: "late")
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         let response = try await LoopbackHTTP.send(port: server.port, .get, "/cardealer/Person",
@@ -141,13 +135,7 @@ struct StandbyStreamingTests {
         print("StandbyStreamingTests: \(rows.count) rows in one response, held snapshot on the standby, \(took)")
 
         // The same for a data table fetched whole (`$tables`, as a replica's first download does).
-        let tableWriter = Task {
-            try await postgres.value(postgres.primary, """
-                DO $$ BEGIN FOR i IN 1..300 LOOP \
-                INSERT INTO cardealer."Person" ("firstName", "lastName") VALUES ('later-' || i, 'Writer'); COMMIT; \
-                PERFORM pg_sleep(0.003); END LOOP; END $$
-                """)
-        }
+        let tableWriter = Self.writer(postgres, prefix: "later")
         try await Task.sleep(for: .milliseconds(100))
         let table = try await LoopbackHTTP.send(port: server.port, .get, "/cardealer/$tables?names=Car,Person",
                                                 headers: [.authorization: cluster.editor])
@@ -156,6 +144,17 @@ struct StandbyStreamingTests {
         let tableRows = try CompactTable.decode(Self.bytes(table)).first { $0.name == "Person" }?.rows ?? []
         #expect(tableRows.count == onStandby, "$tables read in the paused standby's snapshot: \(tableRows.count) rows, \(onStandby) on the standby")
         #expect(table.headers[position].flatMap(ReadPosition.init).map { $0 <= replayed } == true, "the $tables answer's position is the paused standby's")
+    }
+
+    /// 300 people committed one by one on the primary over about a second, named `prefix-1`….
+    static func writer(_ postgres: ReplicatedPostgres, prefix: String) -> Task<String, any Error> {
+        Task {
+            try await postgres.value(postgres.primary, """
+                DO $$ BEGIN FOR i IN 1..300 LOOP \
+                INSERT INTO cardealer."Person" ("firstName", "lastName") VALUES ('\(prefix)-' || i, 'Writer'); COMMIT; \
+                PERFORM pg_sleep(0.003); END LOOP; END $$
+                """)
+        }
     }
 
     /// A subscriber of `server`'s change stream gets each of 15 writes once, in order; the hub's

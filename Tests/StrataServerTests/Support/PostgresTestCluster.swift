@@ -118,19 +118,14 @@ actor PostgresTestCluster {
     static func run(_ tool: String, _ arguments: [String]) throws {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-tool-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // The PostgreSQL server `pg_ctl start` leaves running must not keep this process's sockets open.
-        spawnClosesDescriptors(from: 3, &actions)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw ClusterError("cannot start \(tool): error \(spawned)") }
+        // spawnLogged closes every other descriptor: the PostgreSQL server `pg_ctl start` leaves
+        // running must not keep this process's sockets open.
+        let pid: pid_t
+        do {
+            pid = try spawnLogged(tool, arguments, log: outputPath)
+        } catch {
+            throw ClusterError("cannot start \(tool): \(error)")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         // WIFEXITED && WEXITSTATUS == 0
